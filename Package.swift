@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+// Chappie: sign in to ChatGPT with the device-code flow and talk to the Codex backend from Swift.
+// Depends on nothing outside the toolchain (DESIGN §1).
+import PackageDescription
+
+/// Settings shared by every target: Swift 6 mode with strict concurrency, plus the upcoming
+/// features chosen once for the whole package (STYLE §3).
+let settings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "chappie-sdk",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "ChappieSDK", targets: ["ChappieSDK"]),
+        .library(name: "ChappieSDKRuntime", targets: ["ChappieSDKRuntime"]),
+        .library(name: "ChappieSDKTesting", targets: ["ChappieSDKTesting"]),
+        .library(name: "ChappieEmulator", targets: ["ChappieEmulator"]),
+        .executable(name: "chappie", targets: ["chappie"]),
+        .executable(name: "chappie-bench", targets: ["chappie-bench"]),
+    ],
+    targets: [
+        .target(name: "ChappieSDK", swiftSettings: settings),
+        .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK"], swiftSettings: settings),
+        .target(
+            name: "ChappieSDKTesting",
+            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            swiftSettings: settings
+        ),
+        .target(name: "ChappieEmulator", swiftSettings: settings),
+        .executableTarget(
+            name: "chappie",
+            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            swiftSettings: settings
+        ),
+        .executableTarget(
+            name: "chappie-bench",
+            dependencies: ["ChappieSDK", "ChappieEmulator"],
+            swiftSettings: settings
+        ),
+        .testTarget(
+            name: "ChappieSDKTests",
+            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
+            swiftSettings: settings
+        ),
+        .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["ChappieEmulator"],
+            resources: [.copy("Clients")],
+            swiftSettings: settings
+        ),
+    ]
+)
