@@ -1,0 +1,71 @@
+import Foundation
+
+/// Where the user is in the sign-in lifecycle.
+public enum ChappieAuthState: Sendable, Equatable {
+    /// No credential is stored.
+    case signedOut
+    /// A device-code sign-in is running.
+    case signingIn
+    /// A usable credential is stored.
+    case signedIn
+    /// The stored credential can no longer be renewed; the user must sign in again.
+    case reauthenticationRequired
+}
+
+/// Fine-grained progress of a device-code sign-in.
+public enum ChappieDeviceLinkState: Sendable, Equatable {
+    /// Nothing is happening.
+    case idle
+    /// Asking the server for a user code.
+    case requestingCode
+    /// Waiting for the user to enter the code at the verification URL.
+    case awaitingApproval(ChappieDeviceCode)
+    /// The user approved; exchanging the authorization code for tokens.
+    case exchangingTokens
+    /// Signed in.
+    case linked
+    /// The sign-in failed.
+    case failed(ChappieAuthError)
+    /// The code expired before it was approved.
+    case expired
+}
+
+/// The code the user enters, and where.
+public struct ChappieDeviceCode: Sendable, Hashable {
+    /// The short code the user types at ``verificationURL``, e.g. `ABCD-EFGH1`.
+    public let userCode: String
+    /// The page where the user enters the code (`<issuer>/codex/device`).
+    public let verificationURL: URL
+    /// When the code stops working.
+    public let expiresAt: Date
+    /// Seconds the SDK waits between polls, as the server asked.
+    public let pollingInterval: TimeInterval
+
+    /// Creates a device code value.
+    public init(userCode: String, verificationURL: URL, expiresAt: Date, pollingInterval: TimeInterval) {
+        self.userCode = userCode
+        self.verificationURL = verificationURL
+        self.expiresAt = expiresAt
+        self.pollingInterval = pollingInterval
+    }
+}
+
+/// Who is signed in, read from the ID token claims (PROTOCOL §3.1). Holds no token.
+public struct ChappieAccountInfo: Sendable, Hashable, Codable {
+    /// The account email.
+    public var email: String?
+    /// The ChatGPT plan.
+    public var plan: ChappiePlan?
+    /// The ChatGPT user id.
+    public var userID: String?
+    /// The ChatGPT account (workspace) id.
+    public var accountID: String?
+
+    /// Creates an account info value.
+    public init(email: String?, plan: ChappiePlan?, userID: String?, accountID: String?) {
+        self.email = email
+        self.plan = plan
+        self.userID = userID
+        self.accountID = accountID
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Talks to the ChatGPT/Codex backend for the signed-in user: sends messages, streams replies,
+/// lists models and reads usage. It keeps a private transcript and thread id for its lifetime and
+/// sends the full transcript, behind the harness, with every turn.
+///
+/// Every network call refreshes the credential first when needed and retries once after a 401.
+/// Turns run one at a time in call order.
+public actor ChappieClient {
+    /// The default model slug, `gpt-5.5`.
+    public static let defaultModel = "gpt-5.5"
+
+    /// The configuration this client was built from.
+    public nonisolated let configuration: ChappieConfiguration
+    /// The harness sent with every request.
+    public nonisolated let harness: ChappieHarness
+
+    private let transport: any HTTPTransport
+    private let credentials: CredentialManager
+    private let time: ChappieTimeSource
+    private var state: ChappieClientContext
+    private var turnInProgress = false
+    private var turnWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Creates a client; prefer ``Chappie/client(configuration:harness:rateLimitBackoff:streamingTransportPolicy:)``.
+    public init(configuration: ChappieConfiguration = ChappieConfiguration(), timeSource: ChappieTimeSource = .system) {
+        self.init(configuration: configuration, transport: URLSessionHTTPTransport(), timeSource: timeSource)
+    }
+
+    init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource) {
+        self.configuration = configuration
+        harness = configuration.harness
+        self.transport = transport
+        time = timeSource
+        credentials = CredentialManager.shared(for: configuration, transport: transport, time: timeSource)
+        let now = timeSource.now()
+        state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
+                                     model: configuration.model, messages: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+    }
+
+    // MARK: Conversation
+
+    /// Sends `text` as a user message and returns the reply text. Throws ``ChappieClientError``
+    /// or `CancellationError`.
+    public func send(_ text: String) async throws -> String {
+        try await send(.user(text))
+    }
+
+    /// Sends `message` and returns the reply text. Throws ``ChappieClientError`` or `CancellationError`.
+    public func send(_ message: ChappieInputMessage) async throws -> String {
+        try await runTurn(appending: [message], replacing: false, model: nil, options: message.options, emit: { _ in }).outputText
+    }
+
+    /// Sends an explicit transcript and returns the response; the transcript and the reply become
+    /// the client's conversation. Throws ``ChappieClientError`` or `CancellationError`.
+    public func response(_ request: ChappieResponseRequest) async throws -> ChappieResponse {
+        try await runTurn(appending: request.messages, replacing: true, model: request.model, options: request.options, emit: { _ in })
+    }
+
+    /// Streams the reply to `text` as a user message.
+    public nonisolated func stream(_ text: String) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
+        stream(.user(text))
+    }
+
+    /// Streams the reply to `message`. The stream ends after `.completed`, or throws
+    /// ``ChappieClientError`` / `CancellationError`. Ending iteration early cancels the request.
+    public nonisolated func stream(_ message: ChappieInputMessage) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
+        makeStream { client, emit in
+            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options, emit: emit)
+        }
+    }
+
+    /// Streams the reply to an explicit transcript (see ``response(_:)``).
+    public nonisolated func streamResponse(_ request: ChappieResponseRequest) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
+        makeStream { client, emit in
+            try await client.runTurn(appending: request.messages, replacing: true, model: request.model, options: request.options, emit: emit)
+        }
+    }
+
+    private nonisolated func makeStream(
+        _ body: @escaping @Sendable (ChappieClient, @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse
+    ) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<ChappieStreamEvent, any Error>.makeStream()
+        let task = Task {
+            do {
+                let response = try await body(self) { continuation.yield($0) }
+                continuation.yield(.completed(response))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
+                         options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+        await enterTurn()
+        defer { leaveTurn() }
+        try Task.checkCancellation()
+        let transcript = (replacing ? [] : state.messages) + messages
+        var input: [ChappieJSONValue] = []
+        if let context = harness.contextMessage { input.append(ResponsesRequestBody.item(for: context)) }
+        if let summary = state.compactedSummary { input.append(ResponsesRequestBody.item(for: .system(summary))) }
+        input += transcript.map(ResponsesRequestBody.item(for:))
+        let body = ResponsesRequestBody(model: model ?? state.model, instructions: harness.requestInstructions, input: input,
+                                        tools: harness.tools, reasoningEffort: options.fastMode ? "low" : nil,
+                                        promptCacheKey: state.threadID)
+        let response = try await runner.run(body: body.json, sessionID: state.threadID, emit: emit)
+        state.messages = transcript + [.assistant(response.outputText)]
+        state.updatedAt = time.now()
+        return response
+    }
+
+    private var runner: ResponseTurnRunner {
+        ResponseTurnRunner(transport: transport, credentials: credentials, endpoints: configuration.endpoints,
+                           originator: configuration.originator, idleTimeout: configuration.streamIdleTimeout,
+                           backoff: configuration.rateLimitBackoff, time: time)
+    }
+
+    /// Waits until no other turn runs; turns start in call order.
+    private func enterTurn() async {
+        if turnInProgress {
+            await withCheckedContinuation { turnWaiters.append($0) }
+        } else {
+            turnInProgress = true
+        }
+    }
+
+    /// Hands the turn to the next waiter, or marks the client idle.
+    private func leaveTurn() {
+        if turnWaiters.isEmpty { turnInProgress = false } else { turnWaiters.removeFirst().resume() }
+    }
+
+    // MARK: Context
+
+    /// A detached snapshot of the conversation.
+    public func context() -> ChappieClientContext { state }
+
+    // MARK: Account, models, usage
+
+    /// Who is signed in, from the ID token claims. Throws ``ChappieClientError/missingCredential``.
+    public func accountInfo() async throws -> ChappieAccountInfo {
+        try await credentials.accountInfo()
+    }
+
+    /// The live model catalog sorted by priority (best first). Entries the SDK cannot read are
+    /// skipped. Throws ``ChappieClientError``.
+    public func models() async throws -> [ChappieModel] {
+        var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.current)]
+        let data = try await get(components?.url ?? configuration.endpoints.models)
+        guard let entries = (try? ChappieJSONValue(jsonData: data))?[Wire.models]?.arrayValue else {
+            throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+        }
+        return entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+    }
+
+    /// The models that match `filter`, best first. Throws ``ChappieClientError``.
+    public func models(filter: ChappieModelFilter) async throws -> [ChappieModel] {
+        try await models().filter(filter.matches)
+    }
+
+    /// The account's usage limits from the rate-limits endpoint (`/wham/usage`). Throws ``ChappieClientError``.
+    public func usageLimits() async throws -> ChappieUsageLimitSnapshot {
+        try UsagePayload.snapshot(from: try await get(configuration.endpoints.usage))
+    }
+
+    /// An authorized `GET` with the 401-refresh-retry rule; returns the body. Throws ``ChappieClientError``.
+    private func get(_ url: URL) async throws -> Data {
+        var authorization = try await credentials.authorization()
+        var retried = false
+        while true {
+            let request = HTTPRequest(method: "GET", url: url,
+                                      headers: authorization.headers + runner.standardHeaders(sessionID: state.threadID, accept: "application/json"),
+                                      idleTimeout: 30)
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(request, maximumBytes: 16 << 20)
+            } catch let error as TransportError {
+                throw ChappieClientError.network(error.message, mayHaveReachedServer: true)
+            }
+            if response.head.status == 401 && !retried {
+                retried = true
+                authorization = try await credentials.recoverFromUnauthorized(rejected: authorization)
+                continue
+            }
+            guard (200..<300).contains(response.head.status) else {
+                let error = ServerErrorBody(data: response.body, status: response.head.status)
+                throw ResponsesErrorMapping.http(status: response.head.status, error: error, usage: nil)
+            }
+            return response.body
+        }
+    }
+
+    private enum Wire {
+        static let models = "models"
+    }
+}
+

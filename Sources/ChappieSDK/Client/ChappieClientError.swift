@@ -1,0 +1,82 @@
+import Foundation
+
+/// Why a client call failed. Every message is sanitized, redacted and bounded; none carries a
+/// token, an Authorization header or a raw response body beyond its first few hundred bytes.
+public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
+    /// No credential is stored for this configuration: sign in first.
+    case missingCredential
+    /// The credential cannot be renewed (no refresh token): sign in again.
+    case missingRefreshToken
+    /// The credential has no ChatGPT account id, which the backend requires.
+    case missingAccountID
+    /// Silent refresh is impossible; the reason says why. Show sign-in again.
+    case reauthenticationRequired(String)
+    /// The account's usage limit is reached; carries plan, window and reset time. Not retried.
+    case usageLimitReached(ChappieUsageLimit)
+    /// The model called a declared tool that has no registered handler (tool name).
+    case missingToolHandler(String)
+    /// A tool call was denied (tool name, reason).
+    case toolApprovalDenied(String, String)
+    /// The server answered with an unexpected HTTP status (status, sanitized message).
+    case httpError(Int, String)
+    /// A WebSocket reconnect replayed different text; carries the text shown so far.
+    case streamingTransportReplayDiverged(String)
+    /// The model kept calling tools past the round limit (the limit).
+    case toolLoopLimitExceeded(Int)
+    /// The conversation no longer fits the model's context window.
+    case contextWindowExceeded(String)
+    /// The backend rejected the request as invalid (HTTP 400 and similar); the server's reason.
+    case invalidRequest(String)
+    /// The backend is overloaded; try again later.
+    case serverOverloaded(String)
+    /// The response failed on the server (`response.failed`): code and message.
+    case responseFailed(code: String?, message: String)
+    /// The response ended early (`response.incomplete`) for the given reason, e.g. `max_output_tokens`.
+    case responseIncomplete(reason: String)
+    /// The stream closed before `response.completed`.
+    case streamEndedBeforeCompletion
+    /// No bytes arrived within the idle timeout (seconds).
+    case idleTimeout(TimeInterval)
+    /// The network failed; `mayHaveReachedServer` tells whether the request may have been processed.
+    case network(String, mayHaveReachedServer: Bool)
+    /// The server answered in a shape the SDK does not understand.
+    case invalidResponse(String)
+    /// The credential store failed.
+    case credentialStore(String)
+
+    /// True when signing in again is the only way forward.
+    public var requiresReauthentication: Bool {
+        switch self {
+        case .missingCredential, .missingRefreshToken, .missingAccountID, .reauthenticationRequired: true
+        default: false
+        }
+    }
+
+    /// A one-line description for people.
+    public var errorDescription: String? {
+        switch self {
+        case .missingCredential: "Not signed in: no saved credential for this configuration."
+        case .missingRefreshToken: "The saved sign-in cannot be renewed; please sign in again."
+        case .missingAccountID: "The saved sign-in has no ChatGPT account id; please sign in again."
+        case .reauthenticationRequired(let reason): "Please sign in again: \(reason)"
+        case .usageLimitReached(let limit):
+            "Usage limit reached\(limit.plan.map { " on the \($0.displayName) plan" } ?? "")"
+                + (limit.resetsAt.map { "; resets at \(ISO8601DateFormatter().string(from: $0))" } ?? "") + "."
+        case .missingToolHandler(let name): "The model called the tool \(name), which has no handler."
+        case .toolApprovalDenied(let name, let reason): "The tool \(name) was denied: \(reason)"
+        case .httpError(let status, let message): "The server answered HTTP \(status): \(message)"
+        case .streamingTransportReplayDiverged: "The reconnected stream replayed different text; the reply was stopped."
+        case .toolLoopLimitExceeded(let limit): "The model called tools more than \(limit) rounds in a row."
+        case .contextWindowExceeded(let message): "The conversation is too long for the model: \(message)"
+        case .invalidRequest(let message): "The server rejected the request: \(message)"
+        case .serverOverloaded(let message): "The server is overloaded: \(message)"
+        case .responseFailed(let code, let message): "The response failed\(code.map { " (\($0))" } ?? ""): \(message)"
+        case .responseIncomplete(let reason): "The response ended early: \(reason)."
+        case .streamEndedBeforeCompletion: "The connection closed before the response completed."
+        case .idleTimeout(let seconds): "No data from the server for \(Int(seconds)) seconds."
+        case .network(let message, _): "Network error: \(message)"
+        case .invalidResponse(let message): "Unexpected answer from the server: \(message)"
+        case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// Per-message options.
+public struct ChappieMessageOptions: Sendable, Hashable, Codable {
+    /// Ask for low reasoning effort: a faster, shallower answer.
+    public var fastMode: Bool
+
+    /// Creates options.
+    public init(fastMode: Bool = false) { self.fastMode = fastMode }
+}
+
+/// One message of a conversation, by role. Stored in ``ChappieClientContext/messages``.
+public struct ChappieInputMessage: Sendable, Hashable, Codable {
+    /// Who wrote the message.
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// Instructions from the app (sent as a developer message).
+        case system
+        /// Instructions from the app developer.
+        case developer
+        /// The user.
+        case user
+        /// The model.
+        case assistant
+    }
+
+    /// Who wrote it.
+    public var role: Role
+    /// The text.
+    public var text: String
+    /// Options for the turn this message starts.
+    public var options: ChappieMessageOptions
+
+    /// Creates a message.
+    public init(role: Role, text: String, options: ChappieMessageOptions = ChappieMessageOptions()) {
+        self.role = role
+        self.text = text
+        self.options = options
+    }
+
+    /// A system message (sent to the backend with the `developer` role).
+    public static func system(_ text: String) -> ChappieInputMessage { ChappieInputMessage(role: .system, text: text) }
+    /// A developer message.
+    public static func developer(_ text: String) -> ChappieInputMessage { ChappieInputMessage(role: .developer, text: text) }
+    /// A user message; `fastMode` asks for low reasoning effort.
+    public static func user(_ text: String, fastMode: Bool = false) -> ChappieInputMessage {
+        ChappieInputMessage(role: .user, text: text, options: ChappieMessageOptions(fastMode: fastMode))
+    }
+    /// A user message with options.
+    public static func user(_ text: String, options: ChappieMessageOptions) -> ChappieInputMessage {
+        ChappieInputMessage(role: .user, text: text, options: options)
+    }
+    /// An assistant message (history).
+    public static func assistant(_ text: String) -> ChappieInputMessage { ChappieInputMessage(role: .assistant, text: text) }
+}
+
+/// An explicit request: the whole transcript to send (the harness is still prepended).
+public struct ChappieResponseRequest: Sendable, Hashable, Codable {
+    /// The transcript, oldest first; the last message is usually the user's.
+    public var messages: [ChappieInputMessage]
+    /// Model slug for this request; nil uses the client's model.
+    public var model: String?
+    /// Options for this request (fast mode).
+    public var options: ChappieMessageOptions
+
+    /// Creates a request.
+    public init(messages: [ChappieInputMessage], model: String? = nil, options: ChappieMessageOptions = ChappieMessageOptions()) {
+        self.messages = messages
+        self.model = model
+        self.options = options
+    }
+}

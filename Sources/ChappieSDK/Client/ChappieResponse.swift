@@ -1,0 +1,62 @@
+/// Token counts of one response (PROTOCOL §5.3). `inputTokens` already includes `cachedInputTokens`.
+public struct ChappieTokenUsage: Sendable, Hashable, Codable {
+    /// Input tokens, cached ones included.
+    public var inputTokens: Int
+    /// Input tokens served from the prompt cache.
+    public var cachedInputTokens: Int
+    /// Output tokens, reasoning included.
+    public var outputTokens: Int
+    /// Output tokens spent on reasoning.
+    public var reasoningOutputTokens: Int
+    /// Total tokens.
+    public var totalTokens: Int
+
+    /// Creates a usage value.
+    public init(inputTokens: Int, cachedInputTokens: Int, outputTokens: Int, reasoningOutputTokens: Int, totalTokens: Int) {
+        self.inputTokens = inputTokens
+        self.cachedInputTokens = cachedInputTokens
+        self.outputTokens = outputTokens
+        self.reasoningOutputTokens = reasoningOutputTokens
+        self.totalTokens = totalTokens
+    }
+}
+
+/// A completed model response.
+public struct ChappieResponse: Sendable, Hashable, Codable {
+    /// The server's response id (`resp_…`).
+    public var id: String
+    /// The model that answered (may differ from the one requested).
+    public var model: String?
+    /// The assistant text, all output text parts joined.
+    public var outputText: String
+    /// The reasoning summary text, if the model sent one.
+    public var reasoningSummary: String
+    /// Token counts, when the server sent them.
+    public var usage: ChappieTokenUsage?
+    /// Every output item as the server sent it (`message`, `reasoning`, `function_call`, …).
+    public var items: [ChappieJSONValue]
+
+    /// Creates a response value.
+    public init(id: String, model: String?, outputText: String, reasoningSummary: String = "", usage: ChappieTokenUsage?, items: [ChappieJSONValue]) {
+        self.id = id
+        self.model = model
+        self.outputText = outputText
+        self.reasoningSummary = reasoningSummary
+        self.usage = usage
+        self.items = items
+    }
+}
+
+/// What a stream delivers, in order. A stream ends in exactly one outcome: `.completed` followed
+/// by the end of the sequence, or a thrown error (``ChappieClientError``: failed, incomplete, ended
+/// before completion, idle timeout, …) or `CancellationError`.
+public enum ChappieStreamEvent: Sendable, Hashable {
+    /// More assistant text; never empty; in order.
+    case textDelta(String)
+    /// More reasoning-summary text.
+    case reasoningSummaryDelta(String)
+    /// A usage snapshot from response headers or a mid-stream event.
+    case usageLimits(ChappieUsageLimitSnapshot)
+    /// The response is complete.
+    case completed(ChappieResponse)
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Everything that governs one signed-in user's use of Chappie. Build the auth session and the
+/// client from the same configuration: they find the credential through
+/// (`credentialStore`, `keychainService`, `keychainAccount`).
+public struct ChappieConfiguration: Sendable {
+    /// Namespace of the stored credential (Keychain service on Apple platforms, folder on Linux).
+    public var keychainService: String
+    /// Credential slot inside the service; use one per app user to keep accounts apart.
+    public var keychainAccount: String
+    /// Keychain access group shared between apps, e.g. `TEAMID.com.example.shared`; nil = app's own.
+    public var keychainAccessGroup: String?
+    /// When the Keychain item may be read. Ignored by the Linux stores.
+    public var keychainAccessibility: ChappieKeychainAccessibility
+    /// Model slug sent with each request.
+    public var model: String
+    /// The harness injected at the start of every conversation.
+    public var harness: ChappieHarness
+    /// Waits and retries after HTTP 429.
+    public var rateLimitBackoff: ChappieRateLimitBackoffPolicy
+    /// WebSocket-first or HTTP/SSE-only streaming.
+    public var streamingTransportPolicy: ChappieStreamingTransportPolicy
+    /// The auth issuer and backend base URLs; the real OpenAI hosts by default.
+    public var endpoints: ChappieEndpoints
+    /// Where the credential lives. Default: the Keychain on Apple platforms, the file store on Linux.
+    public var credentialStore: any ChappieCredentialStore
+    /// Value of the `originator` header that identifies the calling app to the backend.
+    public var originator: String
+    /// Seconds with no bytes from the server before a stream fails with an idle timeout.
+    public var streamIdleTimeout: TimeInterval
+
+    /// Creates a configuration; every parameter has the documented default.
+    public init(
+        keychainService: String = "com.chappie.sdk",
+        keychainAccount: String = "default",
+        keychainAccessGroup: String? = nil,
+        keychainAccessibility: ChappieKeychainAccessibility = .whenUnlockedThisDeviceOnly,
+        model: String = ChappieClient.defaultModel,
+        harness: ChappieHarness = .default,
+        rateLimitBackoff: ChappieRateLimitBackoffPolicy = .default,
+        streamingTransportPolicy: ChappieStreamingTransportPolicy = .default,
+        endpoints: ChappieEndpoints = .openAI,
+        credentialStore: (any ChappieCredentialStore)? = nil,
+        originator: String = "chappie_sdk",
+        streamIdleTimeout: TimeInterval = 300
+    ) {
+        self.keychainService = keychainService
+        self.keychainAccount = keychainAccount
+        self.keychainAccessGroup = keychainAccessGroup
+        self.keychainAccessibility = keychainAccessibility
+        self.model = model
+        self.harness = harness
+        self.rateLimitBackoff = rateLimitBackoff
+        self.streamingTransportPolicy = streamingTransportPolicy
+        self.endpoints = endpoints
+        self.credentialStore = credentialStore ?? ChappieConfiguration.platformDefaultStore(
+            accessGroup: keychainAccessGroup, accessibility: keychainAccessibility)
+        self.originator = originator
+        self.streamIdleTimeout = streamIdleTimeout
+    }
+
+    /// The credential slot this configuration reads and writes.
+    var credentialKey: ChappieCredentialKey {
+        ChappieCredentialKey(service: keychainService, account: keychainAccount)
+    }
+
+    /// The store a configuration uses when none is given.
+    static func platformDefaultStore(
+        accessGroup: String?, accessibility: ChappieKeychainAccessibility
+    ) -> any ChappieCredentialStore {
+        #if canImport(Security)
+        ChappieKeychainCredentialStore(accessGroup: accessGroup, accessibility: accessibility)
+        #else
+        ChappieFileCredentialStore.shared
+        #endif
+    }
+}

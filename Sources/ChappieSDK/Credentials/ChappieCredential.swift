@@ -1,0 +1,107 @@
+import Foundation
+
+/// The tokens of one signed-in ChatGPT account, as issued by the token endpoint (PROTOCOL §1.3, §2.2).
+///
+/// Apps never read the tokens: the properties are internal, and `description`,
+/// `debugDescription` and the mirror show only non-secret facts. A custom
+/// ``ChappieCredentialStore`` persists it through `Codable`.
+public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConvertible,
+    CustomDebugStringConvertible, CustomReflectable
+{
+    let idToken: String
+    let accessToken: String
+    let refreshToken: String?
+    /// The ChatGPT account (workspace) id, sent as `ChatGPT-Account-ID`.
+    public let accountID: String?
+    /// When the access token expires (JWT `exp`, else `expires_in`), if known.
+    public let accessTokenExpiresAt: Date?
+    /// When these tokens were obtained.
+    public let obtainedAt: Date
+
+    /// Creates a credential from raw tokens. For ChappieSDKTesting's fixtures; apps never hold tokens.
+    @_spi(ChappieTesting)
+    public init(idToken: String, accessToken: String, refreshToken: String?, expiresIn: TimeInterval?, obtainedAt: Date) {
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.obtainedAt = obtainedAt
+        let idClaims = JWTClaims(token: idToken)
+        let accessClaims = JWTClaims(token: accessToken)
+        accountID = idClaims?.accountID ?? accessClaims?.accountID
+        accessTokenExpiresAt = accessClaims?.expiresAt ?? expiresIn.map { obtainedAt.addingTimeInterval($0) }
+        registerSecrets()
+    }
+
+    /// Decodes a stored credential. Throws `DecodingError` for a malformed one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        idToken = try container.decode(String.self, forKey: .idToken)
+        accessToken = try container.decode(String.self, forKey: .accessToken)
+        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+        accountID = try container.decodeIfPresent(String.self, forKey: .accountID)
+        accessTokenExpiresAt = try container.decodeIfPresent(Date.self, forKey: .accessTokenExpiresAt)
+        obtainedAt = try container.decode(Date.self, forKey: .obtainedAt)
+        registerSecrets()
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case idToken = "id_token", accessToken = "access_token", refreshToken = "refresh_token"
+        case accountID = "account_id", accessTokenExpiresAt = "access_token_expires_at"
+        case obtainedAt = "obtained_at"
+    }
+
+    private func registerSecrets() {
+        Redaction.register(idToken)
+        Redaction.register(accessToken)
+        if let refreshToken { Redaction.register(refreshToken) }
+    }
+
+    /// Account facts read from the ID token claims (PROTOCOL §3.1).
+    var accountInfo: ChappieAccountInfo {
+        let claims = JWTClaims(token: idToken)
+        let accessClaims = JWTClaims(token: accessToken)
+        return ChappieAccountInfo(
+            email: claims?.email,
+            plan: (claims?.planType ?? accessClaims?.planType).map(ChappiePlan.init(rawValue:)),
+            userID: claims?.userID ?? accessClaims?.userID,
+            accountID: accountID
+        )
+    }
+
+    /// The same account with newer tokens; absent fields keep their old values (PROTOCOL §2.2).
+    func refreshed(with response: TokenResponse, at date: Date) -> ChappieCredential {
+        ChappieCredential(
+            idToken: response.idToken ?? idToken,
+            accessToken: response.accessToken ?? accessToken,
+            refreshToken: response.refreshToken ?? refreshToken,
+            expiresIn: response.expiresIn,
+            obtainedAt: date
+        )
+    }
+
+    /// A description without any token.
+    public var description: String {
+        "ChappieCredential(accountID: \(accountID ?? "nil"), expiresAt: \(accessTokenExpiresAt.map { "\($0)" } ?? "unknown"), tokens: [redacted])"
+    }
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+    /// A mirror without any token.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["accountID": accountID as Any, "accessTokenExpiresAt": accessTokenExpiresAt as Any, "tokens": "[redacted]"])
+    }
+}
+
+/// Identifies one credential slot: (service, account), as in a Keychain generic-password item.
+public struct ChappieCredentialKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The service (namespace), e.g. `com.chappie.sdk`.
+    public var service: String
+    /// The account (slot) inside the service, e.g. `default`.
+    public var account: String
+    /// Creates a key.
+    public init(service: String, account: String) {
+        self.service = service
+        self.account = account
+    }
+    /// `service/account`.
+    public var description: String { "\(service)/\(account)" }
+}

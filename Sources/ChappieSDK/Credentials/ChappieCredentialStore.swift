@@ -1,0 +1,40 @@
+/// Persists one credential per (service, account).
+///
+/// Implementations: ``ChappieFileCredentialStore`` (Linux default), ``ChappieInMemoryCredentialStore``
+/// (tests), and the Keychain store on Apple platforms. Every method may be called from any task.
+public protocol ChappieCredentialStore: Sendable {
+    /// A stable name for the storage location. Two store values with the same identity share
+    /// credentials, and the SDK runs one refresh at a time per (identity, key).
+    var identity: String { get }
+    /// Returns the stored credential, or nil when the slot is empty.
+    /// Throws ``ChappieCredentialStoreError`` when the slot exists but cannot be read safely.
+    func loadCredential(for key: ChappieCredentialKey) async throws -> ChappieCredential?
+    /// Stores `credential`, replacing any previous one atomically.
+    /// Throws ``ChappieCredentialStoreError`` when it cannot be written.
+    func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws
+    /// Removes the credential; removing an empty slot is not an error.
+    /// Throws ``ChappieCredentialStoreError`` when it cannot be removed.
+    func deleteCredential(for key: ChappieCredentialKey) async throws
+}
+
+/// Why a credential store could not do its job. Messages never contain a token.
+public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stored data is not a credential (damaged or foreign file).
+    case corrupt(String)
+    /// The file or folder can be read by other users, or is not owned by this user; it was not used.
+    case insecurePermissions(String)
+    /// The path is a symbolic link; it was not followed.
+    case symbolicLinkRefused(String)
+    /// An operating-system error, with its message.
+    case io(String)
+
+    /// A one-line description.
+    public var description: String {
+        switch self {
+        case .corrupt(let detail): "stored credential is unreadable: \(detail)"
+        case .insecurePermissions(let path): "credential file \(path) is accessible to other users; refusing to use it"
+        case .symbolicLinkRefused(let path): "credential path \(path) is a symbolic link; refusing to follow it"
+        case .io(let detail): "credential store I/O failed: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Stores each credential as a JSON file: the Linux default (DESIGN §3).
+///
+/// Layout: `<directory>/<service>/<account>.json`, where `<directory>` defaults to
+/// `$XDG_DATA_HOME/chappie/credentials` (else `~/.local/share/chappie/credentials`). Folders are
+/// created `0700` and files `0600`; a save writes a temporary file, `fsync`s it and renames it over
+/// the old one, so a crash leaves either the old or the new credential. A file that other users can
+/// read or that is not owned by this user is refused, and symbolic links are never followed.
+/// Service and account names are percent-encoded into safe file names.
+public final class ChappieFileCredentialStore: ChappieCredentialStore {
+    /// The root folder.
+    public let directory: URL
+    /// `file:<directory>`.
+    public var identity: String { "file:\(directory.path)" }
+
+    /// The default store at the default location.
+    public static let shared = ChappieFileCredentialStore()
+
+    /// Creates a store rooted at `directory` (default location when nil).
+    public init(directory: URL? = nil) {
+        self.directory = directory ?? Self.defaultDirectory()
+    }
+
+    /// `$XDG_DATA_HOME/chappie/credentials`, or `~/.local/share/chappie/credentials`.
+    public static func defaultDirectory() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share", directoryHint: .isDirectory)
+        }
+        return base.appending(path: "chappie/credentials", directoryHint: .isDirectory)
+    }
+
+    /// Reads the credential. Throws ``ChappieCredentialStoreError`` for an unsafe or damaged file.
+    public func loadCredential(for key: ChappieCredentialKey) async throws -> ChappieCredential? {
+        let path = fileURL(for: key).path
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP { throw ChappieCredentialStoreError.symbolicLinkRefused(path) }
+            throw ChappieCredentialStoreError.io("open failed: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw ChappieCredentialStoreError.io("stat failed: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            throw ChappieCredentialStoreError.insecurePermissions(path)
+        }
+        let data = try readAll(descriptor)
+        do {
+            return try Self.decoder.decode(ChappieCredential.self, from: data)
+        } catch {
+            throw ChappieCredentialStoreError.corrupt("not a Chappie credential (\(data.count) bytes)")
+        }
+    }
+
+    /// Writes the credential atomically with mode 0600. Throws ``ChappieCredentialStoreError``.
+    public func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws {
+        let folder = try ensureFolder(for: key)
+        let target = fileURL(for: key).path
+        let temporary = folder.appending(path: ".\(UUID().uuidString).tmp").path
+        let data = try Self.encoder.encode(credential)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ChappieCredentialStoreError.io("create failed: \(String(cString: strerror(errno)))")
+        }
+        var failure: ChappieCredentialStoreError?
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 { if errno == EINTR { continue }; return false }
+                offset += count
+            }
+            return true
+        }
+        if !written || fsync(descriptor) != 0 {
+            failure = .io("write failed: \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        if failure == nil, rename(temporary, target) != 0 {
+            failure = .io("rename failed: \(String(cString: strerror(errno)))")
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        syncFolder(folder.path)
+    }
+
+    /// Deletes the credential file, if any. Throws ``ChappieCredentialStoreError`` on I/O failure.
+    public func deleteCredential(for key: ChappieCredentialKey) async throws {
+        let path = fileURL(for: key).path
+        if unlink(path) != 0 && errno != ENOENT {
+            throw ChappieCredentialStoreError.io("delete failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The file that holds `key`.
+    func fileURL(for key: ChappieCredentialKey) -> URL {
+        directory
+            .appending(path: Self.safeName(key.service), directoryHint: .isDirectory)
+            .appending(path: Self.safeName(key.account) + ".json")
+    }
+
+    /// Percent-encodes everything but `[A-Za-z0-9_-]` (and a leading dot) so names cannot escape.
+    static func safeName(_ text: String) -> String {
+        guard !text.isEmpty else { return "%00" }
+        var name = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            let safe = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || scalar == "_" || scalar == "-" || (scalar == "." && !name.isEmpty)
+            name += safe ? String(scalar) : String(format: "%%%02X", byte)
+        }
+        return name
+    }
+
+    private func ensureFolder(for key: ChappieCredentialKey) throws -> URL {
+        let folder = fileURL(for: key).deletingLastPathComponent()
+        for path in [directory.path, folder.path] {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw ChappieCredentialStoreError.io("cannot create folder: \(error.localizedDescription)")
+            }
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw ChappieCredentialStoreError.io("cannot inspect folder") }
+            if info.st_mode & S_IFMT == S_IFLNK { throw ChappieCredentialStoreError.symbolicLinkRefused(path) }
+            guard info.st_uid == geteuid() else { throw ChappieCredentialStoreError.insecurePermissions(path) }
+            if info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+        }
+        return folder
+    }
+
+    private func readAll(_ descriptor: Int32) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ChappieCredentialStoreError.io("read failed: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > Self.maximumFileBytes { throw ChappieCredentialStoreError.corrupt("file larger than \(Self.maximumFileBytes) bytes") }
+        }
+    }
+
+    private func syncFolder(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// Largest credential file read, in bytes.
+    static let maximumFileBytes = 1 << 20
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A JSON value (RFC 8259): used for tool input schemas, tool arguments and any payload the SDK
+/// passes through without a fixed shape.
+///
+/// Integers that fit in `Int` decode as ``integer(_:)`` and are written back unchanged; every other
+/// number is a ``number(_:)``.
+public enum ChappieJSONValue: Sendable, Hashable, Codable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A whole number that fits in `Int`.
+    case integer(Int)
+    /// Any other number.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An ordered array.
+    case array([ChappieJSONValue])
+    /// An object; key order is not preserved.
+    case object([String: ChappieJSONValue])
+
+    /// Decodes any JSON value. Throws `DecodingError` for input that is not JSON.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([ChappieJSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: ChappieJSONValue].self))
+        }
+    }
+
+    /// Encodes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// Parses JSON text. Throws `DecodingError` when `data` is not valid JSON.
+    public init(jsonData data: Data) throws {
+        self = try JSONDecoder().decode(ChappieJSONValue.self, from: data)
+    }
+
+    /// Compact JSON text with sorted keys (stable output for logs and tests).
+    public var jsonString: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The string, when this is a string.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The boolean, when this is a boolean.
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The number as `Double`, when this is a number (whole or not).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+    /// The number as `Int`, when this is a whole number (or a string holding one).
+    public var intValue: Int? {
+        switch self {
+        case .integer(let value): value
+        case .number(let value): value.rounded() == value ? Int(exactly: value) : nil
+        case .string(let value): Int(value)
+        default: nil
+        }
+    }
+    /// The elements, when this is an array.
+    public var arrayValue: [ChappieJSONValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The members, when this is an object.
+    public var objectValue: [String: ChappieJSONValue]? { if case .object(let value) = self { value } else { nil } }
+
+    /// The member named `key`, when this is an object.
+    public subscript(key: String) -> ChappieJSONValue? { objectValue?[key] }
+}
+
+extension ChappieJSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    /// Creates a string value.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates a boolean value.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// Creates a whole number.
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    /// Creates a number.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// Creates an array.
+    public init(arrayLiteral elements: ChappieJSONValue...) { self = .array(elements) }
+    /// Creates an object; a repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, ChappieJSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    /// Creates `null`.
+    public init(nilLiteral: ()) { self = .null }
+}

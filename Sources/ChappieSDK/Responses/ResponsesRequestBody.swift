@@ -1,0 +1,101 @@
+/// Builds the JSON body of `POST /codex/responses` (PROTOCOL §4.3–4.4).
+///
+/// Always `store:false`, `stream:true`, the full transcript as `input`, `instructions` present,
+/// the thread id as `prompt_cache_key`. Never sends what the backend rejects (`max_output_tokens`,
+/// `temperature`, `previous_response_id`, item ids).
+struct ResponsesRequestBody: Sendable {
+    var model: String
+    var instructions: String
+    var input: [ChappieJSONValue]
+    var tools: [ChappieHarnessTool]
+    var reasoningEffort: String?
+    var promptCacheKey: String
+
+    /// The JSON object.
+    var json: ChappieJSONValue {
+        var body: [String: ChappieJSONValue] = [
+            Wire.model: .string(model),
+            Wire.instructions: .string(instructions),
+            Wire.input: .array(input),
+            Wire.tools: .array(tools.map(Self.toolSpec)),
+            Wire.toolChoice: "auto",
+            Wire.parallelToolCalls: false,
+            Wire.store: false,
+            Wire.stream: true,
+            Wire.include: [],
+            Wire.promptCacheKey: .string(promptCacheKey),
+        ]
+        if let reasoningEffort { body[Wire.reasoning] = [Wire.effort: .string(reasoningEffort)] }
+        return .object(body)
+    }
+
+    /// A `message` input item for `message` (system → developer; assistant text as `output_text`).
+    static func item(for message: ChappieInputMessage) -> ChappieJSONValue {
+        let role: String = switch message.role {
+        case .system, .developer: "developer"
+        case .user: "user"
+        case .assistant: "assistant"
+        }
+        let partType = message.role == .assistant ? Wire.outputText : Wire.inputText
+        return [Wire.type: "message", Wire.role: .string(role),
+                Wire.content: [[Wire.type: .string(partType), Wire.text: .string(message.text)]]]
+    }
+
+    /// A `function` tool spec (PROTOCOL §4.5).
+    static func toolSpec(_ tool: ChappieHarnessTool) -> ChappieJSONValue {
+        [Wire.type: "function", Wire.name: .string(tool.name), Wire.description: .string(tool.description),
+         Wire.strict: false, Wire.parameters: tool.inputSchema]
+    }
+
+    private enum Wire {
+        static let model = "model"
+        static let instructions = "instructions"
+        static let input = "input"
+        static let tools = "tools"
+        static let toolChoice = "tool_choice"
+        static let parallelToolCalls = "parallel_tool_calls"
+        static let store = "store"
+        static let stream = "stream"
+        static let include = "include"
+        static let promptCacheKey = "prompt_cache_key"
+        static let reasoning = "reasoning"
+        static let effort = "effort"
+        static let type = "type"
+        static let role = "role"
+        static let content = "content"
+        static let text = "text"
+        static let inputText = "input_text"
+        static let outputText = "output_text"
+        static let name = "name"
+        static let description = "description"
+        static let strict = "strict"
+        static let parameters = "parameters"
+    }
+}
+
+extension ChappieHarness {
+    /// The developer message that opens every transcript: the surface, its capabilities, tools
+    /// and plugins. Nil for an empty harness.
+    var contextMessage: ChappieInputMessage? {
+        guard !isEmpty else { return nil }
+        var lines = ["# Host app surface", "Name: \(name)"]
+        if !summary.isEmpty { lines.append("Summary: \(summary)") }
+        lines.append("Capabilities you may claim:")
+        lines.append(contentsOf: capabilities.isEmpty ? ["- none beyond conversation"] : capabilities.map { "- \($0)" })
+        if !tools.isEmpty {
+            lines.append("Tools:")
+            lines.append(contentsOf: tools.map { "- \($0.name): \($0.description)" })
+        }
+        if !plugins.isEmpty {
+            lines.append("Plugins:")
+            lines.append(contentsOf: plugins.map { "- \($0.name)\($0.version.map { " \($0)" } ?? ""): \($0.description)" })
+        }
+        return .developer(lines.joined(separator: "\n"))
+    }
+
+    /// The request's `instructions`: the harness instructions, or a neutral line when empty
+    /// (the backend rejects a request without instructions, PROTOCOL §4.7).
+    var requestInstructions: String {
+        instructions.isEmpty ? "You are a helpful assistant." : instructions
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The useful parts of an error body, whatever its shape: FastAPI `{"detail":"…"}` or
+/// `{"detail":[…]}`, OpenAI `{"error":{"message","type","code",…}}`, OAuth
+/// `{"error":"…","error_description":"…"}`, plain text or HTML (PROTOCOL §1.3, §4.7, §5.5, §7.3).
+struct ServerErrorBody: Sendable, Equatable {
+    /// `error.code`, the OAuth `error` string, or a top-level `code`.
+    var code: String?
+    /// `error.type`.
+    var type: String?
+    /// A sanitized, redacted and bounded message.
+    var message: String
+    /// `error.plan_type` of a usage-limit error.
+    var planType: String?
+    /// `error.resets_at` (unix seconds) of a usage-limit error.
+    var resetsAt: Date?
+
+    init(code: String? = nil, type: String? = nil, message: String, planType: String? = nil, resetsAt: Date? = nil) {
+        self.code = code
+        self.type = type
+        self.message = message
+        self.planType = planType
+        self.resetsAt = resetsAt
+    }
+
+    /// Parses `data` as one of the known shapes, falling back to its text.
+    init(data: Data, status: Int) {
+        guard let object = (try? ChappieJSONValue(jsonData: data))?.objectValue else {
+            let text = String(decoding: data.prefix(2048), as: UTF8.self)
+            let looksLikeHTML = text.range(of: "<html", options: .caseInsensitive) != nil
+            self.init(message: Redaction.clean(looksLikeHTML ? "HTML error page (HTTP \(status))" : (text.isEmpty ? "HTTP \(status)" : text)))
+            return
+        }
+        self.init(object: object, status: status)
+    }
+
+    /// Parses an already decoded error object (also used for `response.failed` and WebSocket `error`).
+    init(object: [String: ChappieJSONValue], status: Int) {
+        if let error = object[Wire.error]?.objectValue {
+            self.init(code: error[Wire.code]?.stringValue, type: error[Wire.type]?.stringValue,
+                      message: Redaction.clean(error[Wire.message]?.stringValue ?? "HTTP \(status)"),
+                      planType: error[Wire.planType]?.stringValue,
+                      resetsAt: error[Wire.resetsAt]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
+        } else if let error = object[Wire.error]?.stringValue {
+            self.init(code: error, message: Redaction.clean(object[Wire.description]?.stringValue ?? error))
+        } else if let detail = object[Wire.detail] {
+            let text: String = switch detail {
+            case .string(let text): text
+            case .array(let items): items.compactMap { $0[Wire.msg]?.stringValue ?? $0.stringValue }.joined(separator: "; ")
+            default: detail.jsonString
+            }
+            self.init(code: object[Wire.code]?.stringValue, message: Redaction.clean(text.isEmpty ? "HTTP \(status)" : text))
+        } else {
+            self.init(code: object[Wire.code]?.stringValue,
+                      message: Redaction.clean(object[Wire.message]?.stringValue ?? "HTTP \(status)"))
+        }
+    }
+
+    private enum Wire {
+        static let error = "error"
+        static let code = "code"
+        static let type = "type"
+        static let message = "message"
+        static let description = "error_description"
+        static let detail = "detail"
+        static let msg = "msg"
+        static let planType = "plan_type"
+        static let resetsAt = "resets_at"
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The module's one lock: a small box of mutable state guarded by an `NSLock`.
+///
+/// `Synchronization.Mutex` needs iOS 18 / macOS 15, above the package's iOS 16 / macOS 13 floor,
+/// so synchronous state shared with URLSession delegate callbacks lives here instead.
+/// It is sound to mark it `@unchecked Sendable` because every access to `value` happens inside
+/// `withLock`, which holds the lock for the whole closure, and the closure cannot leak an
+/// `inout` reference. This is the only `@unchecked Sendable` type in ChappieSDK.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access to the value.
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A plain HTTP request: what the SDK asks a transport to send. No `URLRequest` crosses the seam.
+struct HTTPRequest: Sendable {
+    /// `GET`, `POST`, ….
+    var method: String
+    /// Absolute URL.
+    var url: URL
+    /// Header fields in order; names are sent as given.
+    var headers: [(name: String, value: String)]
+    /// Body bytes, if any.
+    var body: Data?
+    /// Seconds without any bytes from the server before the request fails (an idle timeout,
+    /// not a total deadline).
+    var idleTimeout: TimeInterval
+
+    init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, idleTimeout: TimeInterval = 60) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.idleTimeout = idleTimeout
+    }
+
+    /// The value of the first header named `name` (case-insensitive).
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Status line and headers of a response; header names are lower-cased.
+struct HTTPResponseHead: Sendable {
+    /// HTTP status code.
+    var status: Int
+    /// Header fields keyed by lower-cased name.
+    var headers: [String: String]
+
+    /// The header named `name`, case-insensitively.
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// A fully read response.
+struct HTTPResponse: Sendable {
+    var head: HTTPResponseHead
+    var body: Data
+}
+
+/// The body of a streaming response, as chunks in arrival order. Chunk boundaries mean nothing.
+typealias HTTPByteStream = AsyncThrowingStream<Data, any Error>
+
+/// Sends HTTP requests. `stream` returns once the response head has arrived; the body follows as
+/// chunks. Ending iteration of the body (or cancelling the task) cancels the network request.
+protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the head and the body stream.
+    /// Throws ``TransportError`` when no response head arrives, or `CancellationError`.
+    func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream)
+}
+
+extension HTTPTransport {
+    /// Sends `request` and reads the whole body, failing past `maximumBytes`.
+    /// Throws ``TransportError`` or `CancellationError`.
+    func send(_ request: HTTPRequest, maximumBytes: Int = 8 << 20) async throws -> HTTPResponse {
+        let (head, body) = try await stream(request)
+        var data = Data()
+        for try await chunk in body {
+            data.append(chunk)
+            if data.count > maximumBytes { throw TransportError.responseTooLarge(maximumBytes) }
+        }
+        return HTTPResponse(head: head, body: data)
+    }
+}
+
+/// Why a request produced no usable response.
+enum TransportError: Error, Sendable, Equatable {
+    /// The connection failed; `mayHaveReachedServer` says whether the request may have been sent.
+    case network(message: String, mayHaveReachedServer: Bool)
+    /// No bytes arrived within the idle timeout.
+    case idleTimeout
+    /// The body exceeded the byte cap.
+    case responseTooLarge(Int)
+    /// The transport cannot do this here (e.g. WebSocket without libcurl support).
+    case unsupported(String)
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// One rate-limit window: how much of it is used and when it resets.
+public struct ChappieUsageWindow: Sendable, Hashable, Codable {
+    /// Percentage used, 0–100 (may be fractional).
+    public var usedPercent: Double
+    /// Length of the window in minutes (300 = 5 hours, 10080 = a week), if known.
+    public var windowMinutes: Int?
+    /// When the window resets, if known.
+    public var resetsAt: Date?
+
+    /// Creates a window.
+    public init(usedPercent: Double, windowMinutes: Int?, resetsAt: Date?) {
+        self.usedPercent = usedPercent
+        self.windowMinutes = windowMinutes
+        self.resetsAt = resetsAt
+    }
+}
+
+/// Credits attached to the account.
+public struct ChappieCredits: Sendable, Hashable, Codable {
+    /// The account has credits to spend.
+    public var hasCredits: Bool
+    /// Credits are unlimited.
+    public var unlimited: Bool
+    /// The balance as the server formats it, e.g. "0".
+    public var balance: String?
+
+    /// Creates a credits value.
+    public init(hasCredits: Bool, unlimited: Bool, balance: String?) {
+        self.hasCredits = hasCredits
+        self.unlimited = unlimited
+        self.balance = balance
+    }
+}
+
+/// The account's usage limits at one moment: the short (primary) and long (secondary) windows,
+/// the plan and credits. Windows are classified by duration, not by the server's labels: the
+/// shorter one is `primary`.
+public struct ChappieUsageLimitSnapshot: Sendable, Hashable, Codable {
+    /// The shorter window (typically 5 hours).
+    public var primary: ChappieUsageWindow?
+    /// The longer window (typically 7 days).
+    public var secondary: ChappieUsageWindow?
+    /// The plan, when the source names it.
+    public var plan: ChappiePlan?
+    /// Credits, when reported.
+    public var credits: ChappieCredits?
+
+    /// Creates a snapshot, ordering the windows by duration.
+    public init(primary: ChappieUsageWindow?, secondary: ChappieUsageWindow?, plan: ChappiePlan? = nil, credits: ChappieCredits? = nil) {
+        if let first = primary, let second = secondary,
+           let a = first.windowMinutes, let b = second.windowMinutes, a > b {
+            self.primary = second
+            self.secondary = first
+        } else {
+            self.primary = primary
+            self.secondary = secondary
+        }
+        self.plan = plan
+        self.credits = credits
+    }
+}
+
+/// Why a request was refused for quota: the payload of ``ChappieClientError/usageLimitReached(_:)``.
+public struct ChappieUsageLimit: Sendable, Hashable, Codable {
+    /// The plan the server named.
+    public var plan: ChappiePlan?
+    /// When the limit resets, if known.
+    public var resetsAt: Date?
+    /// The window that ran out, if known.
+    public var window: ChappieUsageWindow?
+    /// The server's message, sanitized and bounded.
+    public var message: String
+
+    /// Creates a usage limit value.
+    public init(plan: ChappiePlan?, resetsAt: Date?, window: ChappieUsageWindow?, message: String) {
+        self.plan = plan
+        self.resetsAt = resetsAt
+        self.window = window
+        self.message = message
+    }
+}

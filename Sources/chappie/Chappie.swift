@@ -1,0 +1,90 @@
+import ChappieSDK
+import Foundation
+
+/// The `chappie` command-line tool.
+@main
+@MainActor
+enum ChappieCommand {
+    /// Exit statuses, as documented in `chappie help`.
+    enum ExitStatus: Int32 {
+        case success = 0, failure = 1, usage = 2, signInNeeded = 3, usageLimit = 4, network = 5, interrupted = 130
+    }
+
+    static func main() async {
+        let status = await run(Array(CommandLine.arguments.dropFirst()))
+        exit(status.rawValue)
+    }
+
+    /// Parses and runs a command line; returns the exit status.
+    static func run(_ argv: [String]) async -> ExitStatus {
+        let arguments: ParsedArguments
+        do {
+            arguments = try ArgumentParser.parse(argv)
+        } catch let error as UsageError {
+            Terminal.error("chappie: \(error.message)")
+            Terminal.error("Run `chappie help` for usage.")
+            return .usage
+        } catch {
+            return .usage
+        }
+        if arguments.flag("help") || arguments.command == "help" {
+            Terminal.line(HelpCommand.help(for: arguments.command == "help" ? arguments.positionals.first ?? "" : arguments.command))
+            return .success
+        }
+        if arguments.command == "version" || arguments.flag("version") {
+            Terminal.line("chappie \(ChappieVersion.current)")
+            return .success
+        }
+        do {
+            switch arguments.command {
+            case "demo": try await DemoCommand.run(arguments)
+            case "emulator": try await EmulatorCommand.run(arguments)
+            default:
+                let environment = try await CLIEnvironment.make(arguments)
+                defer { Task { await environment.shutdown() } }
+                switch arguments.command {
+                case "login": try await AccountCommands.login(arguments, environment)
+                case "logout": try await AccountCommands.logout(arguments, environment)
+                case "status": try await AccountCommands.status(arguments, environment)
+                case "ask": try await ConversationCommands.ask(arguments, environment)
+                case "models": try await CatalogCommands.models(arguments, environment)
+                case "usage": try await CatalogCommands.usage(arguments, environment)
+                default: throw UsageError(message: "unknown command '\(arguments.command)'")
+                }
+            }
+            return .success
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// Prints one line for `error` on standard error and picks the exit status.
+    static func report(_ error: any Error) -> ExitStatus {
+        switch error {
+        case let error as UsageError:
+            Terminal.error("chappie: \(error.message)")
+            return .usage
+        case let error as ChappieClientError:
+            Terminal.error("chappie: \(error.errorDescription ?? "request failed")")
+            if error.requiresReauthentication { Terminal.error("Run `chappie login` to sign in.") }
+            switch error {
+            case _ where error.requiresReauthentication: return .signInNeeded
+            case .usageLimitReached: return .usageLimit
+            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed: return .network
+            default: return .failure
+            }
+        case let error as ChappieAuthError:
+            Terminal.error("chappie: \(error.errorDescription ?? "sign-in failed")")
+            switch error {
+            case .cancelled: return .interrupted
+            case .network: return .network
+            default: return error.requiresReauthentication ? .signInNeeded : .failure
+            }
+        case is CancellationError:
+            return .interrupted
+        default:
+            Terminal.error("chappie: \(error.localizedDescription)")
+            return .failure
+        }
+    }
+}

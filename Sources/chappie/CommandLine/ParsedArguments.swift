@@ -1,0 +1,72 @@
+/// The command line after parsing: a command, its positional arguments and its options.
+struct ParsedArguments: Equatable {
+    var command: String
+    var positionals: [String] = []
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+
+    /// The value of `--name`, if given.
+    func option(_ name: String) -> String? { options[name] }
+    /// True when `--name` was given.
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+}
+
+/// A usage error: one line for standard error, exit status 2.
+struct UsageError: Error, Equatable {
+    var message: String
+}
+
+/// Table-driven parser: global options and flags valid for every command, value options take the
+/// next argument (or `--name=value`), `--` ends options.
+enum ArgumentParser {
+    /// Options that take a value.
+    static let valueOptions: Set<String> = ["model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after"]
+    /// Options that take no value.
+    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "no-stream"]
+    /// Known commands.
+    static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "models", "usage", "emulator", "help"]
+
+    /// Parses `arguments` (without the program name). Throws ``UsageError``.
+    static func parse(_ arguments: [String]) throws -> ParsedArguments {
+        var parsed = ParsedArguments(command: "")
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if !optionsEnded && argument == "--" { optionsEnded = true; continue }
+            if !optionsEnded && argument.hasPrefix("--") {
+                var name = String(argument.dropFirst(2))
+                var inlineValue: String?
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                if valueOptions.contains(name) {
+                    if let inlineValue {
+                        parsed.options[name] = inlineValue
+                    } else {
+                        guard index < arguments.count else { throw UsageError(message: "option --\(name) needs a value") }
+                        parsed.options[name] = arguments[index]
+                        index += 1
+                    }
+                } else if flagOptions.contains(name) {
+                    guard inlineValue == nil else { throw UsageError(message: "option --\(name) takes no value") }
+                    parsed.flags.insert(name)
+                } else {
+                    throw UsageError(message: "unknown option --\(name)")
+                }
+                continue
+            }
+            if !optionsEnded && argument == "-h" { parsed.flags.insert("help"); continue }
+            if parsed.command.isEmpty && !optionsEnded {
+                guard commands.contains(argument) else { throw UsageError(message: "unknown command '\(argument)'") }
+                parsed.command = argument
+            } else {
+                parsed.positionals.append(argument)
+            }
+        }
+        if parsed.command.isEmpty { parsed.command = parsed.flag("version") ? "version" : "help" }
+        return parsed
+    }
+}

@@ -1,0 +1,74 @@
+import ChappieSDK
+import Foundation
+
+/// `models` and `usage`.
+@MainActor
+enum CatalogCommands {
+    /// Prints the model catalog as a table (or JSON lines). Throws ``ChappieClientError``.
+    static func models(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
+        let json = arguments.flag("json")
+        try await AccountCommands.ensureSignedIn(environment, json: json)
+        let models = try await Chappie.client(configuration: environment.configuration).models()
+        if json {
+            for model in models {
+                Terminal.line(ChappieJSONValue.object([
+                    "slug": .string(model.slug), "display_name": .string(model.displayName), "priority": .integer(model.priority),
+                    "context_window": model.contextWindow.map(ChappieJSONValue.integer) ?? .null,
+                    "reasoning_levels": .array(model.supportedReasoningLevels.map(ChappieJSONValue.string)),
+                ]).jsonString)
+            }
+            return
+        }
+        let width = max(12, models.map(\.slug.count).max() ?? 0)
+        Terminal.line(Terminal.bold("MODEL".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "NAME                CONTEXT   REASONING"))
+        for model in models {
+            let context = model.contextWindow.map { "\($0 / 1000)k" } ?? "-"
+            Terminal.line(model.slug.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+                + model.displayName.padding(toLength: 20, withPad: " ", startingAt: 0)
+                + context.padding(toLength: 10, withPad: " ", startingAt: 0)
+                + model.supportedReasoningLevels.joined(separator: ","))
+        }
+    }
+
+    /// Prints each usage window as a bar with its reset time. Throws ``ChappieClientError``.
+    static func usage(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
+        let json = arguments.flag("json")
+        try await AccountCommands.ensureSignedIn(environment, json: json)
+        let snapshot = try await Chappie.client(configuration: environment.configuration).usageLimits()
+        if json {
+            func window(_ window: ChappieUsageWindow?) -> ChappieJSONValue {
+                guard let window else { return .null }
+                return ["used_percent": .number(window.usedPercent), "window_minutes": window.windowMinutes.map(ChappieJSONValue.integer) ?? .null,
+                        "resets_at": window.resetsAt.map { .integer(Int($0.timeIntervalSince1970)) } ?? .null]
+            }
+            Terminal.line(ChappieJSONValue.object(["plan": snapshot.plan.map { .string($0.rawValue) } ?? .null,
+                                                   "primary": window(snapshot.primary), "secondary": window(snapshot.secondary)]).jsonString)
+            return
+        }
+        printUsage(snapshot)
+    }
+
+    /// Prints a snapshot as bars.
+    static func printUsage(_ snapshot: ChappieUsageLimitSnapshot) {
+        if let plan = snapshot.plan { Terminal.line("Plan: \(plan.displayName)") }
+        for (label, window) in [("Short window", snapshot.primary), ("Long window", snapshot.secondary)] {
+            guard let window else { continue }
+            let length = window.windowMinutes.map(describe(minutes:)) ?? "?"
+            let reset = window.resetsAt.map { " resets \(format($0))" } ?? ""
+            Terminal.line("\(label) (\(length)) \(Terminal.bar(percent: window.usedPercent)) \(String(format: "%.0f", window.usedPercent))% used\(reset)")
+        }
+        if let credits = snapshot.credits {
+            Terminal.line("Credits: \(credits.unlimited ? "unlimited" : (credits.balance ?? "0"))")
+        }
+    }
+
+    private static func describe(minutes: Int) -> String {
+        minutes % 1440 == 0 ? "\(minutes / 1440)d" : minutes % 60 == 0 ? "\(minutes / 60)h" : "\(minutes)m"
+    }
+
+    private static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,47 @@
+import ChappieEmulator
+import ChappieSDK
+import Foundation
+
+/// `demo`: the whole product on an in-process emulator, with no set-up: device-code sign-in, a
+/// streamed answer, the account and its usage limits.
+@MainActor
+enum DemoCommand {
+    /// Runs the demo. Throws ``ChappieAuthError`` or ``ChappieClientError``.
+    static func run(_ arguments: ParsedArguments) async throws {
+        var demoArguments = arguments
+        demoArguments.flags.insert("emulator")
+        let environment = try await CLIEnvironment.make(demoArguments, emulatorPollInterval: 1)
+        defer { Task { await environment.shutdown() } }
+        let json = arguments.flag("json")
+        if !json {
+            Terminal.line(Terminal.bold("Chappie demo") + Terminal.dim(" — everything runs against a local emulator; no account or network needed."))
+            Terminal.line(Terminal.dim("Emulator listening on \(environment.configuration.endpoints.authIssuer.absoluteString)"))
+            Terminal.line()
+            Terminal.line(Terminal.bold("1. Sign in with the device-code flow"))
+        }
+        let session = Chappie.authSession(configuration: environment.configuration)
+        try await SignInPresenter.signIn(session, json: json)
+        if !json {
+            Terminal.line(Terminal.dim("(The emulator approved the code after a few polls, as if you had entered it in a browser.)"))
+            Terminal.line()
+            Terminal.line(Terminal.bold("2. Stream a reply"))
+        }
+        let client = Chappie.client(configuration: environment.configuration)
+        let prompt = arguments.positionals.isEmpty ? "Say hello and explain what Chappie does in one sentence." : arguments.positionals.joined(separator: " ")
+        if !json { Terminal.line("> \(prompt)") }
+        try await ConversationCommands.streamReply(client, .user(prompt), json: json)
+        let info = try await client.accountInfo()
+        let usage = try await client.usageLimits()
+        if json {
+            Terminal.line(ChappieJSONValue.object(["event": "account", "email": info.email.map(ChappieJSONValue.string) ?? .null,
+                                                   "plan": info.plan.map { .string($0.rawValue) } ?? .null]).jsonString)
+            return
+        }
+        Terminal.line()
+        Terminal.line(Terminal.bold("3. Account and usage limits"))
+        Terminal.line("Account: \(info.email ?? "unknown")\(info.plan.map { " (\($0.displayName))" } ?? "")")
+        CatalogCommands.printUsage(usage)
+        Terminal.line()
+        Terminal.line("Demo complete.")
+    }
+}

@@ -1,0 +1,48 @@
+/// `help` and `--version`.
+enum HelpCommand {
+    /// The overview shown by `chappie help`.
+    static let overview = """
+        chappie — sign in to ChatGPT with a device code and talk to the Codex backend.
+
+        Usage: chappie <command> [options]
+
+        Commands:
+          demo                 Run the whole flow on a built-in emulator (no account needed)
+          login                Sign in with the device-code flow
+          logout               Sign out and delete the stored credential
+          status               Show who is signed in
+          ask "PROMPT"         Send one prompt (or read it from standard input) and stream the reply
+          models               List the available models
+          usage                Show usage limits as bars
+          emulator             Serve the emulator on a loopback port (--port N)
+          help [COMMAND]       Show help
+
+        Options:
+          --emulator           Run against an in-process emulator
+          --model SLUG         Model to use (default gpt-5.5)
+          --fast               Ask for low reasoning effort
+          --account NAME       Credential slot to use (default "default")
+          --json               Machine-readable output, one JSON object per line
+          --auth-url URL       Auth issuer base URL (or CHAPPIE_AUTH_URL)
+          --backend-url URL    Backend base URL (or CHAPPIE_BACKEND_URL)
+          --version            Print the version
+
+        Exit status: 0 ok, 1 other failure, 2 usage error, 3 sign-in needed,
+        4 usage limit reached, 5 network or server error, 130 interrupted.
+        """
+
+    /// Help for one command.
+    static func help(for command: String) -> String {
+        switch command {
+        case "demo": "Usage: chappie demo [PROMPT] [--json]\nStarts an emulator, signs in with the device-code flow, streams a reply and shows usage."
+        case "login": "Usage: chappie login [--account NAME] [--emulator]\nShows a user code and a URL; enter the code there to sign in."
+        case "logout": "Usage: chappie logout [--account NAME]\nRevokes and deletes the stored credential of this account slot."
+        case "status": "Usage: chappie status [--account NAME] [--json]"
+        case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--json]\n       echo PROMPT | chappie ask"
+        case "models": "Usage: chappie models [--json]"
+        case "usage": "Usage: chappie usage [--json]"
+        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--json]"
+        default: overview
+        }
+    }
+}

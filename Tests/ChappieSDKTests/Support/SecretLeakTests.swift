@@ -1,0 +1,55 @@
+import ChappieSDKTesting
+import Foundation
+import Testing
+@testable import ChappieSDK
+
+/// Every way Swift can print a value.
+private func renderings(_ value: Any) -> [String] {
+    var dumped = ""
+    dump(value, to: &dumped)
+    return [String(describing: value), String(reflecting: value), dumped]
+}
+
+@Suite("Secrets never print")
+struct SecretLeakTests {
+    @Test("no token-holding type prints a token through description, debugDescription or dump")
+    func tokenHoldersAreRedacted() {
+        let credential = ChappieAuthFixtures.credential()
+        let secrets = [credential.accessTokenForTests, credential.idTokenForTests, credential.refreshTokenForTests!]
+        let authorization = Authorization(accessToken: credential.accessTokenForTests, accountID: "acct", generation: 1)
+        let grant = DeviceCodeGrant(deviceAuthID: "deviceauth_secret_id",
+                                    code: ChappieDeviceCode(userCode: "ABCD", verificationURL: URL(string: "https://x")!, expiresAt: Date(), pollingInterval: 5),
+                                    deadline: Date())
+        let tokenResponse = TokenResponse(idToken: secrets[1], accessToken: secrets[0], refreshToken: secrets[2], expiresIn: 1)
+        let values: [Any] = [credential, authorization, grant, tokenResponse, [credential], Optional(credential) as Any]
+        for value in values {
+            for text in renderings(value) {
+                for secret in secrets + ["deviceauth_secret_id"] {
+                    #expect(!text.contains(secret), "leaked through \(type(of: value))")
+                }
+            }
+        }
+    }
+
+    @Test("error messages built from server text never carry a token or an Authorization header")
+    func errorMessagesAreRedacted() {
+        let credential = ChappieAuthFixtures.credential()
+        let body = #"{"detail":"bad header Authorization: Bearer \#(credential.accessTokenForTests) and refresh_token=\#(credential.refreshTokenForTests!)"}"#
+        let error = ServerErrorBody(data: Data(body.utf8), status: 400)
+        for text in [error.message, ChappieClientError.invalidRequest(error.message).errorDescription ?? ""] {
+            #expect(!text.contains(credential.accessTokenForTests))
+            #expect(!text.contains(credential.refreshTokenForTests!))
+        }
+    }
+
+    @Test("terminal escape sequences and control characters are stripped from server text")
+    func sanitize() {
+        #expect(Redaction.clean("ok\u{1B}[31mred\u{1B}[0m\u{07}done") == "okreddone")
+    }
+
+    @Test("an unregistered JWT-shaped string is still redacted")
+    func jwtShapes() {
+        let text = Redaction.clean("token eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.c2ln here")
+        #expect(!text.contains("eyJzdWIiOiIxIn0"))
+    }
+}
