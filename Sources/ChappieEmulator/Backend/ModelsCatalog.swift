@@ -149,7 +149,7 @@ enum ModelsCatalog {
         if model.newerFields {
             members += [
                 ("tool_mode", "code_mode_only"),
-                ("multi_agent_version", 2),
+                ("multi_agent_version", "v2"),
                 ("use_responses_lite", false),
                 ("include_skills_usage_instructions", true),
                 ("auto_review_model_override", nil),
