@@ -1,38 +1,74 @@
 import Foundation
 
-/// A local stand-in for the ChatGPT auth server and the Codex backend (STUB: being replaced).
+/// A faithful local stand-in for `auth.openai.com` and `chatgpt.com/backend-api`, serving real
+/// HTTP/1.1 on a loopback port (PROTOCOL §11, DESIGN §6).
+///
+/// Start one per test with ``start(_:)`` (port 0 picks a free port), point a client at ``baseURL``
+/// (the OAuth issuer) and ``backendBaseURL``, and call ``shutdown()`` when done. The emulator is
+/// silent: it never prints tokens or anything else.
 public final class ChappieEmulator: Sendable {
-    /// Options for a new emulator.
-    public struct Configuration: Sendable {
-        /// Loopback port to bind; 0 picks a free one.
-        public var port: Int
-        /// Seconds the client should wait between device-code polls (sent as a JSON string).
-        public var pollingIntervalSeconds: Int
-        /// Number of polls after which a device code is approved automatically; nil = never.
-        public var autoApproveAfterPolls: Int?
-        /// Lifetime of issued access tokens, in seconds.
-        public var accessTokenLifetime: Int
-        /// Creates a configuration.
-        public init(port: Int = 0, pollingIntervalSeconds: Int = 5, autoApproveAfterPolls: Int? = 2, accessTokenLifetime: Int = 3600) {
-            self.port = port
-            self.pollingIntervalSeconds = pollingIntervalSeconds
-            self.autoApproveAfterPolls = autoApproveAfterPolls
-            self.accessTokenLifetime = accessTokenLifetime
+    /// The bound TCP port on 127.0.0.1.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`: the auth issuer base URL (device flow, `/oauth/token`, `/oauth/revoke`).
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `<baseURL>/backend-api`: the ChatGPT backend base (`/codex/responses`, `/codex/models`, `/wham/usage`).
+    public var backendBaseURL: URL { baseURL.appendingPathComponent("backend-api") }
+    /// The configuration this emulator was started with.
+    public let configuration: Configuration
+
+    let listener: SocketListener
+    let services: EmulatorServices
+
+    private init(configuration: Configuration, listener: SocketListener, services: EmulatorServices) {
+        self.configuration = configuration
+        self.listener = listener
+        self.services = services
+        self.port = listener.port
+    }
+
+    /// Binds 127.0.0.1 on `configuration.port` and starts serving.
+    ///
+    /// - Throws: ``StartError`` when the socket cannot be created or bound.
+    public static func start(_ configuration: Configuration = .init()) async throws -> ChappieEmulator {
+        let services = EmulatorServices(configuration: configuration)
+        let router = EmulatorRouter(services: services)
+        let listener = try SocketListener(port: configuration.port) { request in
+            await router.handle(request)
+        }
+        services.setIssuer("http://127.0.0.1:\(listener.port)")
+        return ChappieEmulator(configuration: configuration, listener: listener, services: services)
+    }
+
+    /// Starts an emulator, runs `body` with it and always shuts it down afterwards.
+    ///
+    /// - Throws: ``StartError`` from starting, or whatever `body` throws.
+    public static func with<Result: Sendable>(
+        _ configuration: Configuration = .init(),
+        _ body: (ChappieEmulator) async throws -> Result
+    ) async throws -> Result {
+        let emulator = try await start(configuration)
+        do {
+            let result = try await body(emulator)
+            await emulator.shutdown()
+            return result
+        } catch {
+            await emulator.shutdown()
+            throw error
         }
     }
-    /// The bound port.
-    public let port: Int
-    /// `http://127.0.0.1:<port>`: the auth issuer base URL.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    /// `<baseURL>/backend-api`.
-    public var backendBaseURL: URL { baseURL.appendingPathComponent("backend-api") }
-    init(port: Int) { self.port = port }
-    /// Starts an emulator.
-    public static func start(_ configuration: Configuration = .init()) async throws -> ChappieEmulator {
-        ChappieEmulator(port: configuration.port)
+
+    /// Stops listening, closes every open connection (including stalled streams) and returns once
+    /// every connection thread has finished. Calling it twice is harmless.
+    public func shutdown() async {
+        await listener.shutdown()
+        await services.deviceAuthorizations.finishWaiters()
     }
-    /// Approves a pending user code; returns false when unknown.
-    @discardableResult public func approve(userCode: String) async -> Bool { false }
-    /// Stops listening and closes every connection.
-    public func shutdown() async {}
+
+    /// Why ``start(_:)`` failed.
+    public enum StartError: Error, Sendable, Equatable {
+        /// `socket(2)` or `listen(2)` failed with this `errno`.
+        case socket(errno: Int32)
+        /// `bind(2)` on 127.0.0.1:`port` failed with this `errno` (e.g. `EADDRINUSE`).
+        case bind(port: Int, errno: Int32)
+    }
 }

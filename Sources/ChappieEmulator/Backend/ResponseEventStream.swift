@@ -1,0 +1,245 @@
+import Foundation
+
+/// Builds the SSE events of one streamed response (PROTOCOL §5, realistic order of §5.6): each
+/// event is `event: <type>\ndata: <json>\n\n` with a `sequence_number` counting from 0, `response`
+/// objects shaped like the Responses API (`id`, `object`, `created_at`, `status`, `model`, `output`,
+/// `usage`, …), and `item_id`/`output_index`/`content_index` on deltas.
+struct ResponseEventStream {
+    /// One encoded SSE event.
+    struct Event: Sendable {
+        /// The event `type`.
+        var type: String
+        /// The encoded bytes, ready to send as one chunk.
+        var bytes: Data
+    }
+
+    private let request: ResponsesRequest
+    private let responseID = RandomIdentifier.prefixed("resp_")
+    private let createdAt = Int(Date().timeIntervalSince1970)
+    private let deltaCharacters: Int
+    private var sequenceNumber = 0
+    private(set) var events = [Event]()
+    private var output = [JSONValue]()
+    private var outputTokens = 0
+    private var reasoningTokens = 0
+
+    /// Starts a stream for `request`, splitting text into deltas of `deltaCharacters` characters.
+    init(request: ResponsesRequest, deltaCharacters: Int) {
+        self.request = request
+        self.deltaCharacters = deltaCharacters
+    }
+
+    /// `response.created` then `response.in_progress`.
+    mutating func begin() {
+        let snapshot = response(status: Wire.inProgress, output: [], usage: .null)
+        emit(Wire.created, [(Wire.response, snapshot)])
+        emit(Wire.progress, [(Wire.response, snapshot)])
+    }
+
+    /// A reasoning item (with a summary when `reasoning.summary` was requested, and
+    /// `encrypted_content` when `include` asked for it).
+    mutating func reasoning(summary: String) {
+        let itemID = RandomIdentifier.prefixed("rs_")
+        let outputIndex = output.count
+        let wantsSummary = ["auto", "concise", "detailed"].contains(request.reasoning?["summary"]?.stringValue ?? "")
+        let encrypted: JSONValue? = request.include.contains(Wire.encryptedInclude)
+            ? .string("gAAAAAB" + Base64URL.standard(Data((responseID + itemID).utf8))) : nil
+        func item(_ summaryParts: [JSONValue]) -> JSONValue {
+            var members: [(String, JSONValue)] = [(Wire.id, .string(itemID)), (Wire.type, "reasoning"), ("summary", .array(summaryParts))]
+            if let encrypted { members.append(("encrypted_content", encrypted)) }
+            return .object(members)
+        }
+        emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, item([]))])
+        var parts = [JSONValue]()
+        if wantsSummary {
+            let location: [(String, JSONValue)] = [
+                (Wire.itemID, .string(itemID)), (Wire.outputIndex, .int(outputIndex)), ("summary_index", 0),
+            ]
+            emit("response.reasoning_summary_part.added", location + [("part", ["type": "summary_text", "text": ""])])
+            for piece in pieces(summary) {
+                emit("response.reasoning_summary_text.delta", location + [(Wire.delta, .string(piece))])
+            }
+            emit("response.reasoning_summary_text.done", location + [(Wire.text, .string(summary))])
+            let part: JSONValue = ["type": "summary_text", "text": .string(summary)]
+            emit("response.reasoning_summary_part.done", location + [("part", part)])
+            parts = [part]
+        }
+        let done = item(parts)
+        emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
+        output.append(done)
+        reasoningTokens += max(1, summary.count / 4)
+    }
+
+    /// An assistant message streamed as several `output_text.delta` events. `stopAfterDeltas`
+    /// leaves the item unfinished after that many deltas (for `response.incomplete`).
+    mutating func message(_ text: String, stopAfterDeltas: Int? = nil) {
+        let itemID = RandomIdentifier.prefixed("msg_")
+        let outputIndex = output.count
+        func item(status: String, content: [JSONValue]) -> JSONValue {
+            [
+                Wire.id: .string(itemID), Wire.type: "message", Wire.status: .string(status),
+                "content": .array(content), "role": "assistant",
+            ]
+        }
+        func part(_ text: String) -> JSONValue {
+            ["type": "output_text", "annotations": [], "logprobs": [], "text": .string(text)]
+        }
+        emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, item(status: Wire.inProgress, content: []))])
+        let location: [(String, JSONValue)] = [
+            (Wire.itemID, .string(itemID)), (Wire.outputIndex, .int(outputIndex)), ("content_index", 0),
+        ]
+        emit("response.content_part.added", location + [("part", part(""))])
+        var sent = ""
+        for (index, piece) in pieces(text).enumerated() {
+            if let stop = stopAfterDeltas, index >= stop {
+                output.append(item(status: "incomplete", content: [part(sent)]))
+                outputTokens += max(1, sent.count / 4)
+                return
+            }
+            sent += piece
+            emit("response.output_text.delta", location + [(Wire.delta, .string(piece)), ("logprobs", [])])
+        }
+        emit("response.output_text.done", location + [(Wire.text, .string(text)), ("logprobs", [])])
+        emit("response.content_part.done", location + [("part", part(text))])
+        let done = item(status: Wire.completed, content: [part(text)])
+        emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
+        output.append(done)
+        outputTokens += max(1, (text.count + 3) / 4)
+    }
+
+    /// A `function_call` item calling `name` with `arguments` (JSON text), arguments streamed in deltas.
+    mutating func functionCall(name: String, arguments: String) {
+        let itemID = RandomIdentifier.prefixed("fc_")
+        let callID = RandomIdentifier.prefixed("call_", hexCount: 24)
+        let outputIndex = output.count
+        func item(status: String, arguments: String) -> JSONValue {
+            [
+                Wire.id: .string(itemID), Wire.type: "function_call", Wire.status: .string(status),
+                "arguments": .string(arguments), "call_id": .string(callID), "name": .string(name),
+            ]
+        }
+        emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, item(status: Wire.inProgress, arguments: ""))])
+        let location: [(String, JSONValue)] = [(Wire.itemID, .string(itemID)), (Wire.outputIndex, .int(outputIndex))]
+        for piece in pieces(arguments) {
+            emit("response.function_call_arguments.delta", location + [(Wire.delta, .string(piece))])
+        }
+        emit("response.function_call_arguments.done", location + [("name", .string(name)), ("arguments", .string(arguments))])
+        let done = item(status: Wire.completed, arguments: arguments)
+        emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
+        output.append(done)
+        outputTokens += max(1, (arguments.count + name.count + 3) / 4)
+    }
+
+    /// `response.completed` with the assembled output and usage.
+    mutating func complete() {
+        emit("response.completed", [(Wire.response, response(status: Wire.completed, output: output, usage: usage()))])
+    }
+
+    /// `response.failed` with `error.code` and `error.message`.
+    mutating func fail(code: String, message: String) {
+        let error: JSONValue = ["code": .string(code), "message": .string(message)]
+        emit("response.failed", [(Wire.response, response(status: "failed", output: output, usage: usage(), error: error))])
+    }
+
+    /// `response.incomplete` with `incomplete_details.reason`.
+    mutating func incomplete(reason: String) {
+        let details: JSONValue = ["reason": .string(reason)]
+        emit("response.incomplete", [
+            (Wire.response, response(status: "incomplete", output: output, usage: usage(), incompleteDetails: details))
+        ])
+    }
+
+    /// The `usage` object of `response.completed` (PROTOCOL §5.3); input tokens ≈ characters / 4.
+    func usage() -> JSONValue {
+        let inputTokens = max(1, (request.inputCharacterCount + 3) / 4)
+        let output = outputTokens + reasoningTokens
+        return [
+            "input_tokens": .int(inputTokens),
+            "input_tokens_details": ["cached_tokens": 0],
+            "output_tokens": .int(output),
+            "output_tokens_details": ["reasoning_tokens": .int(reasoningTokens)],
+            "total_tokens": .int(inputTokens + output),
+        ]
+    }
+
+    private func pieces(_ text: String) -> [String] {
+        guard !text.isEmpty else { return [] }
+        var result = [String]()
+        var current = ""
+        for character in text {
+            current.append(character)
+            if current.count == deltaCharacters {
+                result.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+
+    private mutating func emit(_ type: String, _ fields: [(String, JSONValue)]) {
+        let payload = JSONValue.object([(Wire.type, .string(type))] + fields + [(Wire.sequenceNumber, .int(sequenceNumber))])
+        sequenceNumber += 1
+        events.append(Event(type: type, bytes: Data("event: \(type)\ndata: \(payload.serialized)\n\n".utf8)))
+    }
+
+    private func response(
+        status: String, output: [JSONValue], usage: JSONValue, error: JSONValue = .null, incompleteDetails: JSONValue = .null
+    ) -> JSONValue {
+        let reasoning: JSONValue = request.reasoning.map { reasoning in
+            ["effort": reasoning["effort"] ?? .null, "summary": reasoning["summary"] ?? .null]
+        } ?? ["effort": .null, "summary": .null]
+        var text: [(String, JSONValue)] = [("format", request.text?["format"] ?? ["type": "text"])]
+        text.append(("verbosity", request.text?["verbosity"] ?? "medium"))
+        return [
+            Wire.id: .string(responseID),
+            "object": "response",
+            "created_at": .int(createdAt),
+            Wire.status: .string(status),
+            "background": false,
+            "error": error,
+            "incomplete_details": incompleteDetails,
+            "instructions": request.instructions.map(JSONValue.string) ?? .null,
+            "max_output_tokens": nil,
+            "max_tool_calls": nil,
+            "model": .string(request.model),
+            "output": .array(output),
+            "parallel_tool_calls": .bool(request.parallelToolCalls),
+            "previous_response_id": nil,
+            "prompt_cache_key": request.promptCacheKey.map(JSONValue.string) ?? .null,
+            "reasoning": reasoning,
+            "service_tier": "auto",
+            "store": false,
+            "temperature": 1.0,
+            "text": .object(text),
+            "tool_choice": request.toolChoice,
+            "tools": .array(request.tools),
+            "top_logprobs": 0,
+            "top_p": 1.0,
+            "truncation": "disabled",
+            "usage": usage,
+            "user": nil,
+            "metadata": [:],
+        ]
+    }
+
+    private enum Wire {
+        static let type = "type"
+        static let id = "id"
+        static let status = "status"
+        static let response = "response"
+        static let item = "item"
+        static let itemID = "item_id"
+        static let outputIndex = "output_index"
+        static let delta = "delta"
+        static let text = "text"
+        static let sequenceNumber = "sequence_number"
+        static let inProgress = "in_progress"
+        static let completed = "completed"
+        static let created = "response.created"
+        static let progress = "response.in_progress"
+        static let itemAdded = "response.output_item.added"
+        static let itemDone = "response.output_item.done"
+        static let encryptedInclude = "reasoning.encrypted_content"
+    }
+}

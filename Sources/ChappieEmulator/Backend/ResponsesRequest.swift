@@ -1,0 +1,55 @@
+/// A `/responses` request body that passed validation (PROTOCOL §4.3), with the fields the
+/// scripted model and the event stream need.
+struct ResponsesRequest: Sendable {
+    /// The model slug as requested.
+    var model: String
+    /// `instructions`, when present and non-empty.
+    var instructions: String?
+    /// The `input` items.
+    var input: [JSONValue]
+    /// The `tools` array (possibly empty).
+    var tools: [JSONValue]
+    /// The `reasoning` object, when present and not null.
+    var reasoning: JSONValue?
+    /// The `text` object, when present.
+    var text: JSONValue?
+    /// `parallel_tool_calls` (default false).
+    var parallelToolCalls: Bool
+    /// `include` entries, e.g. `reasoning.encrypted_content`.
+    var include: [String]
+    /// `prompt_cache_key`, when present.
+    var promptCacheKey: String?
+    /// `tool_choice` as sent (default `"auto"`).
+    var toolChoice: JSONValue
+
+    /// The text of the last `user` message (its `input_text` parts joined by newlines), or "".
+    var lastUserText: String {
+        for item in input.reversed() where item["role"]?.stringValue == "user" {
+            if let text = item["content"]?.stringValue { return text }
+            let parts = item["content"]?.arrayValue ?? []
+            return parts.compactMap { part in
+                part["type"]?.stringValue == "input_text" || part["type"]?.stringValue == "text" ? part["text"]?.stringValue : nil
+            }.joined(separator: "\n")
+        }
+        return ""
+    }
+
+    /// Names of the offered `function` tools.
+    var functionToolNames: [String] {
+        tools.compactMap { $0["type"]?.stringValue == "function" ? $0["name"]?.stringValue : nil }
+    }
+
+    /// Number of characters of text in `instructions` and every string inside `input`, the basis
+    /// of the emulator's token estimate (≈ 4 characters per token).
+    var inputCharacterCount: Int {
+        func count(_ value: JSONValue) -> Int {
+            switch value {
+            case .string(let text): text.count
+            case .array(let elements): elements.reduce(0) { $0 + count($1) }
+            case .object(let members): members.reduce(0) { $0 + count($1.1) }
+            default: 0
+            }
+        }
+        return (instructions?.count ?? 0) + input.reduce(0) { $0 + count($1) }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+extension ChappieEmulator {
+    /// Options for a new emulator. Every parameter has a default, so `.init()` is a working setup.
+    public struct Configuration: Sendable {
+        /// Loopback port to bind; 0 picks a free one (use 0 in parallel tests).
+        public var port: Int
+        /// Seconds a client should wait between device-code polls; sent as the JSON *string*
+        /// `"interval"` (PROTOCOL §1.1).
+        public var pollingIntervalSeconds: Int
+        /// Number of pending polls after which a device code is approved automatically; nil = never
+        /// (approve with ``ChappieEmulator/approve(userCode:)`` or the `/codex/device` page).
+        public var autoApproveAfterPolls: Int?
+        /// Lifetime of issued access tokens, in seconds: the JWT `exp` and the `expires_in` field.
+        public var accessTokenLifetime: Int
+        /// The signed-in ChatGPT account described by every issued token.
+        public var account: Account
+        /// Lifetime of a device code, in seconds (the real service uses 15 minutes).
+        public var deviceCodeLifetime: Int
+        /// Percentage points added to the primary (5-hour) window per served response; the weekly
+        /// window grows by a fifth of it, rounded up.
+        public var usagePercentPerResponse: Int
+        /// Number of UTF-8 characters (not bytes) per `response.output_text.delta` of a scripted text reply.
+        public var deltaCharacters: Int
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - port: Loopback port; 0 picks a free one.
+        ///   - pollingIntervalSeconds: Device-code poll interval in seconds (default 5).
+        ///   - autoApproveAfterPolls: Pending polls before automatic approval (default 2); nil = never.
+        ///   - accessTokenLifetime: Access-token lifetime in seconds (default 3600).
+        ///   - account: The account in every token (default ``Account/init(email:planType:accountID:userID:)``).
+        ///   - deviceCodeLifetime: Device-code lifetime in seconds (default 900).
+        ///   - usagePercentPerResponse: Primary-window percentage points per response (default 1).
+        ///   - deltaCharacters: Characters per text delta (default 8).
+        public init(
+            port: Int = 0,
+            pollingIntervalSeconds: Int = 5,
+            autoApproveAfterPolls: Int? = 2,
+            accessTokenLifetime: Int = 3600,
+            account: Account = Account(),
+            deviceCodeLifetime: Int = 900,
+            usagePercentPerResponse: Int = 1,
+            deltaCharacters: Int = 8
+        ) {
+            self.port = port
+            self.pollingIntervalSeconds = pollingIntervalSeconds
+            self.autoApproveAfterPolls = autoApproveAfterPolls
+            self.accessTokenLifetime = accessTokenLifetime
+            self.account = account
+            self.deviceCodeLifetime = deviceCodeLifetime
+            self.usagePercentPerResponse = usagePercentPerResponse
+            self.deltaCharacters = max(1, deltaCharacters)
+        }
+    }
+
+    /// The ChatGPT account the emulator signs in; its values go into the JWT claims of PROTOCOL §3.
+    public struct Account: Sendable, Equatable {
+        /// The `email` claim (also `https://api.openai.com/profile.email`).
+        public var email: String
+        /// The raw `chatgpt_plan_type` claim, e.g. `plus` (PROTOCOL §3.3).
+        public var planType: String
+        /// The `chatgpt_account_id` claim, sent back by clients as `ChatGPT-Account-ID`.
+        public var accountID: String
+        /// The `chatgpt_user_id` claim.
+        public var userID: String
+
+        /// Creates an account description.
+        public init(
+            email: String = "user@example.com",
+            planType: String = "plus",
+            accountID: String = "5f0a1c2e-7b3d-4e8f-9a6b-0c1d2e3f4a5b",
+            userID: String = "user-EmuLatorUser0000000001"
+        ) {
+            self.email = email
+            self.planType = planType
+            self.accountID = accountID
+            self.userID = userID
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+extension ChappieEmulator {
+    // MARK: Device flow
+
+    /// Approves the pending device code `userCode` (case-insensitive), as if the user clicked
+    /// Approve on `/codex/device`; the next poll gets the authorization code.
+    /// - Returns: false when the code is unknown, expired, or no longer pending.
+    @discardableResult public func approve(userCode: String) async -> Bool {
+        await services.deviceAuthorizations.approve(userCode: userCode)
+    }
+
+    /// Denies the pending device code `userCode`; the next poll gets 401 `authorization_declined`.
+    /// - Returns: false when the code is unknown, expired, or no longer pending.
+    @discardableResult public func deny(userCode: String) async -> Bool {
+        await services.deviceAuthorizations.deny(userCode: userCode)
+    }
+
+    /// Expires the device code `userCode` now; the next poll gets 403 `deviceauth_expired`.
+    /// - Returns: false when the code is unknown.
+    @discardableResult public func expire(userCode: String) async -> Bool {
+        await services.deviceAuthorizations.expire(userCode: userCode)
+    }
+
+    /// Waits for the next device code issued by `/api/accounts/deviceauth/usercode` and returns its
+    /// user code. Codes are handed out in issue order, each once; a code issued before the call is
+    /// returned at once. Returns nil if the emulator shuts down first.
+    public func nextDeviceCode() async -> String? {
+        await services.deviceAuthorizations.nextUserCode()
+    }
+
+    // MARK: Tokens
+
+    /// A token triple as `/oauth/token` would return it.
+    public struct IssuedTokens: Sendable, Equatable {
+        /// Unsigned JWT with the identity claims (PROTOCOL §3.1).
+        public var idToken: String
+        /// Unsigned JWT accepted as bearer by the backend endpoints (PROTOCOL §3.2).
+        public var accessToken: String
+        /// One-use refresh token.
+        public var refreshToken: String
+        /// Access-token lifetime in seconds.
+        public var expiresIn: Int
+    }
+
+    /// Issues a fresh token triple without the device flow, as if a sign-in had just completed.
+    /// - Parameter accessTokenLifetime: Seconds until the access token expires; nil uses the
+    ///   configuration's lifetime. Pass 0 or a negative value for an already expired token.
+    public func issueTokens(accessTokenLifetime: Int? = nil) async -> IssuedTokens {
+        let set = await services.tokens.issue(issuer: services.issuer, accessTokenLifetime: accessTokenLifetime)
+        return IssuedTokens(idToken: set.idToken, accessToken: set.accessToken, refreshToken: set.refreshToken, expiresIn: set.expiresIn)
+    }
+
+    /// Makes every access token issued so far expired, so the backend answers 401 with
+    /// `x-error-json` code `token_expired` until the client refreshes.
+    public func expireAccessTokens() async {
+        await services.tokens.expireAllAccessTokens()
+    }
+
+    /// Revokes every access token issued so far (401 `{"detail":"Unauthorized"}` from the backend).
+    public func revokeAllAccessTokens() async {
+        await services.tokens.revokeAllAccessTokens()
+    }
+
+    /// Revokes every refresh token issued so far; refresh grants then get 401 `refresh_token_invalidated`.
+    public func revokeAllRefreshTokens() async {
+        await services.tokens.revokeAllRefreshTokens()
+    }
+
+    /// Number of successful `refresh_token` grants served so far.
+    public var refreshGrantsServed: Int {
+        get async { await services.tokens.refreshGrantsServed }
+    }
+
+    /// Number of requests that reached `/oauth/token` so far (any grant, successful or not).
+    public var tokenEndpointCalls: Int {
+        get async { await services.tokens.tokenEndpointCalls }
+    }
+
+    // MARK: Model script
+
+    /// Queues `reply` for the next `POST /backend-api/codex/responses` that passes validation.
+    /// Replies are used in FIFO order; with none queued the scripted model answers by itself.
+    public func enqueue(_ reply: ScriptedReply) async {
+        await services.replies.enqueue(reply)
+    }
+
+    /// Number of queued replies not yet used.
+    public var queuedReplyCount: Int {
+        get async { await services.replies.count }
+    }
+
+    // MARK: Usage
+
+    /// Forces the primary (5-hour) window's used percentage reported by `/wham/usage` and the
+    /// response headers; nil returns to counting responses.
+    public func setPrimaryUsedPercent(_ percent: Int?) async {
+        await services.usage.setPrimaryUsedPercent(percent)
+    }
+
+    // MARK: Request log
+
+    /// Every request received so far, in arrival order (including rejected ones that parsed as HTTP).
+    public func recordedRequests() async -> [RecordedRequest] {
+        await services.recorder.all()
+    }
+}

@@ -1,0 +1,51 @@
+/// Maps each request to its endpoint handler after recording it. Unknown paths get the backend's
+/// 404 `{"detail":"Not Found"}`, a known path with another method gets 405 with `Allow`.
+struct EmulatorRouter: Sendable {
+    /// The shared state handlers work on.
+    let services: EmulatorServices
+
+    /// Records and answers one request.
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        await services.recorder.record(request)
+        guard let route = Wire.routes[request.path] else {
+            return .detail(404, Wire.notFound)
+        }
+        guard route.methods.contains(request.method) else {
+            return .detail(405, Wire.methodNotAllowed, headers: [("Allow", route.methods.joined(separator: ", "))])
+        }
+        switch route.endpoint {
+        case .deviceUserCode: return await DeviceAuthorizationEndpoints(services: services).userCode(request)
+        case .deviceToken: return await DeviceAuthorizationEndpoints(services: services).poll(request)
+        case .token: return await TokenEndpoint(services: services).handle(request)
+        case .revoke: return await RevokeEndpoint(services: services).handle(request)
+        case .devicePage: return await DeviceVerificationPage(services: services).handle(request)
+        case .responses: return await ResponsesEndpoint(services: services).handle(request)
+        case .models: return await ModelsEndpoint(services: services).handle(request)
+        case .usage: return await UsageEndpoint(services: services).handle(request)
+        }
+    }
+
+    private enum Endpoint {
+        case deviceUserCode, deviceToken, token, revoke, devicePage, responses, models, usage
+    }
+
+    private struct Route {
+        var methods: [String]
+        var endpoint: Endpoint
+    }
+
+    private enum Wire {
+        static let notFound = "Not Found"
+        static let methodNotAllowed = "Method Not Allowed"
+        static let routes: [String: Route] = [
+            "/api/accounts/deviceauth/usercode": Route(methods: ["POST"], endpoint: .deviceUserCode),
+            "/api/accounts/deviceauth/token": Route(methods: ["POST"], endpoint: .deviceToken),
+            "/oauth/token": Route(methods: ["POST"], endpoint: .token),
+            "/oauth/revoke": Route(methods: ["POST"], endpoint: .revoke),
+            "/codex/device": Route(methods: ["GET", "POST"], endpoint: .devicePage),
+            "/backend-api/codex/responses": Route(methods: ["POST"], endpoint: .responses),
+            "/backend-api/codex/models": Route(methods: ["GET"], endpoint: .models),
+            "/backend-api/wham/usage": Route(methods: ["GET"], endpoint: .usage),
+        ]
+    }
+}

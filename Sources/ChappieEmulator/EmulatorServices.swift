@@ -1,0 +1,38 @@
+import Foundation
+
+/// The emulator's shared state, one actor per concern, plus the configuration. Handlers receive it
+/// through ``EmulatorRouter``; the public facade forwards test controls to it.
+final class EmulatorServices: Sendable {
+    /// The configuration the emulator was started with.
+    let configuration: ChappieEmulator.Configuration
+    /// Device codes and their approval state (PROTOCOL §1).
+    let deviceAuthorizations: DeviceAuthorizationStore
+    /// Authorization codes, access and refresh tokens (PROTOCOL §1.3, §2).
+    let tokens: TokenStore
+    /// Replies scripted by tests for the next `/responses` calls.
+    let replies: ReplyQueue
+    /// Per-account rate-limit usage (PROTOCOL §7).
+    let usage: UsageMeter
+    /// Every request received, for assertions.
+    let recorder: RequestRecorder
+    private let issuerBox = LockedBox("http://127.0.0.1")
+
+    /// Creates fresh state for `configuration`.
+    init(configuration: ChappieEmulator.Configuration) {
+        self.configuration = configuration
+        self.deviceAuthorizations = DeviceAuthorizationStore(
+            lifetime: configuration.deviceCodeLifetime,
+            autoApproveAfterPolls: configuration.autoApproveAfterPolls
+        )
+        self.tokens = TokenStore(account: configuration.account, accessTokenLifetime: configuration.accessTokenLifetime)
+        self.replies = ReplyQueue()
+        self.usage = UsageMeter(percentPerResponse: configuration.usagePercentPerResponse)
+        self.recorder = RequestRecorder()
+    }
+
+    /// The issuer base URL, `http://127.0.0.1:<port>`, known once the socket is bound.
+    var issuer: String { issuerBox.withLock { $0 } }
+
+    /// Records the issuer base URL after binding.
+    func setIssuer(_ issuer: String) { issuerBox.withLock { $0 = issuer } }
+}
