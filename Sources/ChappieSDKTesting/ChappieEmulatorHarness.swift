@@ -7,6 +7,7 @@ public enum ChappieTestEmulator {
     /// Starts an emulator (port 0), builds a configuration for it with an in-memory credential
     /// store, runs `body`, and shuts the emulator down whether `body` returns or throws.
     public static func with<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
         _ emulatorConfiguration: ChappieEmulator.Configuration = .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
         configure: (inout ChappieConfiguration) -> Void = { _ in },
         _ body: (ChappieEmulator, ChappieConfiguration) async throws -> Result

@@ -23,7 +23,7 @@ struct CLIEnvironment {
             configuration.credentialStore = ChappieInMemoryCredentialStore()
             emulator = started
         } else {
-            let environment = ProcessInfo.processInfo.environment
+            let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
             if let auth = arguments.option("auth-url") ?? environment["CHAPPIE_AUTH_URL"] {
                 configuration.endpoints.authIssuer = try url(auth, option: "auth-url")
             }

@@ -149,7 +149,7 @@ public actor ChappieClient {
     /// skipped. Throws ``ChappieClientError``.
     public func models() async throws -> [ChappieModel] {
         var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.current)]
+        components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
         let data = try await get(components?.url ?? configuration.endpoints.models)
         guard let entries = (try? ChappieJSONValue(jsonData: data))?[Wire.models]?.arrayValue else {
             throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")

@@ -74,11 +74,13 @@ struct ResponseTurnRunner: Sendable {
             do {
                 return try await consume(bytes, into: &accumulator, emit: emit)
             } catch let error as TransportError {
-                if case .network = error, !accumulator.hasShownOutput, transientRetries < Self.maximumTransientRetries {
+                guard case .network = error else { throw map(error) }
+                // The connection broke after the head: retry only while nothing has been shown.
+                if !accumulator.hasShownOutput, transientRetries < Self.maximumTransientRetries {
                     transientRetries += 1
                     continue
                 }
-                throw map(error)
+                throw ChappieClientError.streamEndedBeforeCompletion
             }
         }
     }

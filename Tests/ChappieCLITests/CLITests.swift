@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@Suite("chappie command line")
+struct CLITests {
+    @Test("demo signs in with a device code, streams a reply, shows usage and exits 0")
+    func demo() async throws {
+        let result = try await CLIProcess.run(["demo"], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("/codex/device"))
+        #expect(result.stdout.range(of: #"enter the code\s+[A-Z0-9]{4}-[A-Z0-9]{4,5}"#, options: .regularExpression) != nil)
+        #expect(result.stdout.contains("Signed in as user@example.com (Plus)."))
+        #expect(result.stdout.contains("Hello from the Chappie emulator"))
+        #expect(result.stdout.contains("Short window (5h)"))
+        #expect(result.stdout.contains("Demo complete."))
+        #expect(!result.stdout.contains("\u{1B}["), "no colour when piped or NO_COLOR")
+    }
+
+    @Test("ask --emulator streams the reply to stdout and status to stderr")
+    func askEmulator() async throws {
+        let result = try await CLIProcess.run(["ask", "--emulator", "what is 2+2?"], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("what is 2+2?"))
+        #expect(!result.stdout.contains("Signing in"))
+    }
+
+    @Test("ask reads the prompt from standard input")
+    func askStdin() async throws {
+        let result = try await CLIProcess.run(["ask", "--emulator"], stdin: "piped prompt\n", environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("piped prompt"))
+    }
+
+    @Test("--json prints one JSON object per line")
+    func jsonLines() async throws {
+        let result = try await CLIProcess.run(["ask", "--emulator", "--json", "json please"], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count >= 2)
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+        #expect(lines.last?.contains(#""event":"completed""#) == true)
+    }
+
+    @Test("models and usage work against the emulator")
+    func modelsAndUsage() async throws {
+        let models = try await CLIProcess.run(["models", "--emulator"], environment: CLIProcess.isolatedEnvironment())
+        #expect(models.status == 0, "stderr: \(models.stderr)")
+        #expect(models.stdout.contains("gpt-5.5"))
+        let usage = try await CLIProcess.run(["usage", "--emulator"], environment: CLIProcess.isolatedEnvironment())
+        #expect(usage.status == 0, "stderr: \(usage.stderr)")
+        #expect(usage.stdout.contains("% used"))
+    }
+
+    @Test("without a credential, status says so and ask exits 3 with one clear line")
+    func signedOut() async throws {
+        let environment = CLIProcess.isolatedEnvironment()
+        let status = try await CLIProcess.run(["status"], environment: environment)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("Not signed in"))
+        let ask = try await CLIProcess.run(["ask", "hello", "--backend-url", "http://127.0.0.1:9/backend-api"], environment: environment)
+        #expect(ask.status == 3)
+        #expect(ask.stderr.hasPrefix("chappie: Not signed in"))
+    }
+
+    @Test("unknown options, unknown commands and missing values exit 2", arguments: [
+        ["ask", "--bogus"], ["frobnicate"], ["ask", "--model"], ["emulator", "--port", "abc"], ["demo", "--fast=yes"],
+    ])
+    func usageErrors(arguments: [String]) async throws {
+        let result = try await CLIProcess.run(arguments, environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("chappie: "))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("an unreachable server is a network error, exit 5, never a crash")
+    func unreachable() async throws {
+        let result = try await CLIProcess.run(["login", "--auth-url", "http://127.0.0.1:9"], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 5, "stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("chappie: "))
+    }
+
+    @Test("--version and help")
+    func versionAndHelp() async throws {
+        let version = try await CLIProcess.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("chappie "))
+        let help = try await CLIProcess.run(["help", "ask"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Usage: chappie ask"))
+    }
+
+    @Test("no output of a full session contains a token")
+    func noTokensPrinted() async throws {
+        let result = try await CLIProcess.run(["demo", "--json"], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let output = result.stdout + result.stderr
+        #expect(!output.contains("eyJ"), "a JWT appeared in the output")
+        #expect(!output.localizedCaseInsensitiveContains("bearer"))
+        #expect(!output.contains("refresh_token"))
+    }
+}
