@@ -138,6 +138,48 @@ public actor ChappieClient {
     /// A detached snapshot of the conversation.
     public func context() -> ChappieClientContext { state }
 
+    /// Starts a new conversation: empty transcript, no summary, a new thread id (prompt cache
+    /// key); the session id and model are kept. Returns the new context.
+    @discardableResult
+    public func clearContext() -> ChappieClientContext {
+        let now = time.now()
+        state = ChappieClientContext(sessionID: state.sessionID, threadID: UUID().uuidString.lowercased(), model: state.model,
+                                     messages: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+        return state
+    }
+
+    /// Adopts a saved context (its session id, thread id, model, messages and summary); later
+    /// turns continue that conversation. Returns the adopted context.
+    @discardableResult
+    public func resumeContext(_ context: ChappieClientContext) -> ChappieClientContext {
+        state = context
+        state.updatedAt = time.now()
+        return state
+    }
+
+    /// Replaces the transcript with `summary` (sent as a system message ahead of later messages)
+    /// and keeps the last `keepingLast` messages. Returns the new context.
+    @discardableResult
+    public func compactContext(summary: String, keepingLast: Int = 0) -> ChappieClientContext {
+        state.compactedSummary = summary
+        state.messages = Array(state.messages.suffix(max(0, keepingLast)))
+        state.updatedAt = time.now()
+        return state
+    }
+
+    /// The local size estimate against a context window of `contextWindow` tokens.
+    public func contextSize(contextWindow: Int) -> ChappieContextSize {
+        ChappieContextSize(usedTokens: state.estimatedTokens, contextWindow: contextWindow)
+    }
+
+    /// Uses `model` for later turns. Returns the new context.
+    @discardableResult
+    public func selectModel(_ model: String) -> ChappieClientContext {
+        state.model = model
+        state.updatedAt = time.now()
+        return state
+    }
+
     // MARK: Account, models, usage
 
     /// Who is signed in, from the ID token claims. Throws ``ChappieClientError/missingCredential``.

@@ -36,3 +36,21 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
         self.updatedAt = updatedAt
     }
 }
+
+/// How much of a context window the conversation uses, by the local estimate.
+public struct ChappieContextSize: Sendable, Hashable, Codable {
+    /// Estimated tokens in use.
+    public var usedTokens: Int
+    /// The window, in tokens.
+    public var contextWindow: Int
+    /// Tokens left (never negative).
+    public var remainingTokens: Int { max(0, contextWindow - usedTokens) }
+    /// Share of the window in use, 0–100 (can exceed 100 when over the window).
+    public var usedPercent: Double { contextWindow > 0 ? Double(usedTokens) / Double(contextWindow) * 100 : 100 }
+
+    /// Creates a size value.
+    public init(usedTokens: Int, contextWindow: Int) {
+        self.usedTokens = usedTokens
+        self.contextWindow = contextWindow
+    }
+}
