@@ -15,6 +15,9 @@ public actor ChappieClient {
     /// The harness sent with every request.
     public nonisolated let harness: ChappieHarness
 
+    /// Host tools by name.
+    private var tools: [String: ChappieHostTool]
+    private var approvalHandler: ChappieToolApprovalHandler?
     private let transport: any HTTPTransport
     private let credentials: CredentialManager
     private let time: ChappieTimeSource
@@ -23,19 +26,24 @@ public actor ChappieClient {
     private var turnWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a client; prefer ``Chappie/client(configuration:harness:rateLimitBackoff:streamingTransportPolicy:)``.
-    public init(configuration: ChappieConfiguration = ChappieConfiguration(), timeSource: ChappieTimeSource = .system) {
-        self.init(configuration: configuration, transport: URLSessionHTTPTransport(), timeSource: timeSource)
+    public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
+                toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
+        self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
+                  transport: URLSessionHTTPTransport(), timeSource: timeSource)
     }
 
-    init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource) {
+    init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,
+         transport: any HTTPTransport, timeSource: ChappieTimeSource) {
         self.configuration = configuration
         harness = configuration.harness
+        self.tools = Dictionary(tools.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        approvalHandler = toolApprovalHandler
         self.transport = transport
         time = timeSource
         credentials = CredentialManager.shared(for: configuration, transport: transport, time: timeSource)
         let now = timeSource.now()
         state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
-                                     model: configuration.model, messages: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+                                     model: configuration.model, transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
     }
 
     // MARK: Conversation
@@ -99,18 +107,51 @@ public actor ChappieClient {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
-        let transcript = (replacing ? [] : state.messages) + messages
-        var input: [ChappieJSONValue] = []
-        if let context = harness.contextMessage { input.append(ResponsesRequestBody.item(for: context)) }
-        if let summary = state.compactedSummary { input.append(ResponsesRequestBody.item(for: .system(summary))) }
-        input += transcript.map(ResponsesRequestBody.item(for:))
-        let body = ResponsesRequestBody(model: model ?? state.model, instructions: harness.requestInstructions, input: input,
-                                        tools: harness.tools, reasoningEffort: options.fastMode ? "low" : nil,
-                                        promptCacheKey: state.threadID)
-        let response = try await runner.run(body: body.json, sessionID: state.threadID, emit: emit)
-        state.messages = transcript + [.assistant(response.outputText)]
-        state.updatedAt = time.now()
-        return response
+        var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
+        let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
+                                    stopsOnDenial: configuration.stopsOnToolDenial, time: time)
+        var rounds = 0
+        while true {
+            let body = ResponsesRequestBody(model: model ?? state.model, instructions: harness.requestInstructions,
+                                            input: requestPrefix + transcript.map(\.inputItem), tools: declaredTools,
+                                            reasoningEffort: options.fastMode ? "low" : nil, promptCacheKey: state.threadID)
+            let response = try await runner.run(body: body.json, sessionID: state.threadID, emit: emit)
+            transcript += response.items.compactMap(ChappieTranscriptItem.fromOutputItem)
+            let calls = response.items.compactMap { $0["type"] == "function_call" ? ChappieFunctionCall(outputItem: $0) : nil }
+            guard !calls.isEmpty else {
+                state.transcript = transcript
+                state.updatedAt = time.now()
+                return response
+            }
+            rounds += 1
+            if rounds > configuration.maximumToolRounds { throw ChappieClientError.toolLoopLimitExceeded(configuration.maximumToolRounds) }
+            let results = try await executor.execute(calls, emit: emit)
+            transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
+        }
+    }
+
+    /// The items every request starts with: the harness context and the compaction summary.
+    private var requestPrefix: [ChappieJSONValue] {
+        var prefix: [ChappieJSONValue] = []
+        if let context = harness.contextMessage { prefix.append(ResponsesRequestBody.item(for: context)) }
+        if let summary = state.compactedSummary { prefix.append(ResponsesRequestBody.item(for: .system(summary))) }
+        return prefix
+    }
+
+    /// The harness tools plus every host tool the harness does not declare (first name wins).
+    private var declaredTools: [ChappieHarnessTool] {
+        var seen = Set<String>()
+        return (harness.tools + tools.values.sorted { $0.name < $1.name }.map(\.declaration)).filter { seen.insert($0.name).inserted }
+    }
+
+    /// Registers a host tool (replacing one with the same name) for later turns.
+    public func register(_ tool: ChappieHostTool) {
+        tools[tool.name] = tool
+    }
+
+    /// Sets the handler that decides on `.ask` tool calls; without one they are denied.
+    public func setToolApprovalHandler(_ handler: ChappieToolApprovalHandler?) {
+        approvalHandler = handler
     }
 
     private var runner: ResponseTurnRunner {
@@ -144,7 +185,7 @@ public actor ChappieClient {
     public func clearContext() -> ChappieClientContext {
         let now = time.now()
         state = ChappieClientContext(sessionID: state.sessionID, threadID: UUID().uuidString.lowercased(), model: state.model,
-                                     messages: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+                                     transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
         return state
     }
 
@@ -162,7 +203,7 @@ public actor ChappieClient {
     @discardableResult
     public func compactContext(summary: String, keepingLast: Int = 0) -> ChappieClientContext {
         state.compactedSummary = summary
-        state.messages = Array(state.messages.suffix(max(0, keepingLast)))
+        state.transcript = Array(state.transcript.suffix(max(0, keepingLast)))
         state.updatedAt = time.now()
         return state
     }

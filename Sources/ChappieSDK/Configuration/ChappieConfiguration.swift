@@ -28,6 +28,12 @@ public struct ChappieConfiguration: Sendable {
     public var originator: String
     /// Seconds with no bytes from the server before a stream fails with an idle timeout.
     public var streamIdleTimeout: TimeInterval
+    /// Most tool-call rounds in one turn before ``ChappieClientError/toolLoopLimitExceeded(_:)``.
+    public var maximumToolRounds: Int
+    /// When true, a denied `.ask` tool call ends the turn with
+    /// ``ChappieClientError/toolApprovalDenied(_:_:)``; when false (the default) the model is told
+    /// the call was denied and may answer without it.
+    public var stopsOnToolDenial: Bool
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -42,7 +48,9 @@ public struct ChappieConfiguration: Sendable {
         endpoints: ChappieEndpoints = .openAI,
         credentialStore: (any ChappieCredentialStore)? = nil,
         originator: String = "chappie_sdk",
-        streamIdleTimeout: TimeInterval = 300
+        streamIdleTimeout: TimeInterval = 300,
+        maximumToolRounds: Int = 8,
+        stopsOnToolDenial: Bool = false
     ) {
         self.keychainService = keychainService
         self.keychainAccount = keychainAccount
@@ -57,6 +65,8 @@ public struct ChappieConfiguration: Sendable {
             accessGroup: keychainAccessGroup, accessibility: keychainAccessibility)
         self.originator = originator
         self.streamIdleTimeout = streamIdleTimeout
+        self.maximumToolRounds = max(1, maximumToolRounds)
+        self.stopsOnToolDenial = stopsOnToolDenial
     }
 
     /// The credential slot this configuration reads and writes.

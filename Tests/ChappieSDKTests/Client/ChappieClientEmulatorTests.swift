@@ -4,28 +4,6 @@ import Foundation
 import Testing
 @testable import ChappieSDK
 
-/// Signs in to a fresh emulator and runs `body` with a client; the emulator always shuts down.
-private func withSignedInClient<Result: Sendable>(
-    isolation: isolated (any Actor)? = #isolation,
-    _ emulatorConfiguration: ChappieEmulator.Configuration = .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
-    configure: (inout ChappieConfiguration) -> Void = { _ in },
-    _ body: (ChappieEmulator, ChappieClient, ChappieConfiguration) async throws -> Result
-) async throws -> Result {
-    try await ChappieTestEmulator.with(emulatorConfiguration, configure: configure) { emulator, configuration in
-        try await ChappieTestEmulator.signIn(configuration)
-        let client = ChappieClient(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
-        return try await body(emulator, client, configuration)
-    }
-}
-
-private func responseRequests(_ emulator: ChappieEmulator) async -> [ChappieEmulator.RecordedRequest] {
-    await emulator.recordedRequests().filter { $0.method == "POST" && $0.path == "/backend-api/codex/responses" }
-}
-
-private func json(_ request: ChappieEmulator.RecordedRequest) throws -> ChappieJSONValue {
-    try ChappieJSONValue(jsonData: request.body)
-}
-
 @Suite("Client against the emulator")
 struct ChappieClientEmulatorTests {
     @Test("send returns the scripted reply and the request follows the backend's rules")
@@ -82,7 +60,7 @@ struct ChappieClientEmulatorTests {
                 case .textDelta(let text): deltas.append(text)
                 case .completed(let response): completed = response
                 case .usageLimits: sawUsage = true
-                case .reasoningSummaryDelta: break
+                default: break
                 }
             }
             let response = try #require(completed)

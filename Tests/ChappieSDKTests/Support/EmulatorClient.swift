@@ -1,0 +1,29 @@
+import ChappieEmulator
+import ChappieSDKTesting
+import Foundation
+@testable import ChappieSDK
+
+/// Signs in to a fresh emulator and runs `body` with a client; the emulator always shuts down.
+func withSignedInClient<Result: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ emulatorConfiguration: ChappieEmulator.Configuration = .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
+    configure: (inout ChappieConfiguration) -> Void = { _ in },
+    tools: [ChappieHostTool] = [],
+    approval: ChappieToolApprovalHandler? = nil,
+    _ body: (ChappieEmulator, ChappieClient, ChappieConfiguration) async throws -> Result
+) async throws -> Result {
+    try await ChappieTestEmulator.with(emulatorConfiguration, configure: configure) { emulator, configuration in
+        try await ChappieTestEmulator.signIn(configuration)
+        let client = ChappieClient(configuration: configuration, tools: tools, toolApprovalHandler: approval, timeSource: ChappieVirtualTime().timeSource)
+        return try await body(emulator, client, configuration)
+    }
+}
+
+func responseRequests(_ emulator: ChappieEmulator) async -> [ChappieEmulator.RecordedRequest] {
+    await emulator.recordedRequests().filter { $0.method == "POST" && $0.path == "/backend-api/codex/responses" }
+}
+
+func json(_ request: ChappieEmulator.RecordedRequest) throws -> ChappieJSONValue {
+    try ChappieJSONValue(jsonData: request.body)
+}
+
