@@ -47,6 +47,7 @@ enum ChappieCommand {
                 case "logout": try await AccountCommands.logout(arguments, environment)
                 case "status": try await AccountCommands.status(arguments, environment)
                 case "ask": try await ConversationCommands.ask(arguments, environment)
+                case "chat": try await ChatCommand.run(arguments, environment)
                 case "models": try await CatalogCommands.models(arguments, environment)
                 case "usage": try await CatalogCommands.usage(arguments, environment)
                 default: throw UsageError(message: "unknown command '\(arguments.command)'")

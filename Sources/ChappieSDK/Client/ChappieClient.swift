@@ -208,6 +208,57 @@ public actor ChappieClient {
         return state
     }
 
+    /// Lets the model compact the conversation: the backend's remote compaction
+    /// (`POST /codex/responses/compact`, PROTOCOL §9) replaces the history with the user and
+    /// developer messages plus an opaque compaction item; when that endpoint is unavailable, a
+    /// summary turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` and
+    /// empties the transcript. Returns the new context. Throws ``ChappieClientError``.
+    @discardableResult
+    public func compactContext() async throws -> ChappieClientContext {
+        await enterTurn()
+        defer { leaveTurn() }
+        let body: ChappieJSONValue = [
+            "model": .string(state.model), "instructions": .string(harness.requestInstructions),
+            "input": .array(state.transcript.map(\.inputItem)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
+            "parallel_tool_calls": .bool(!declaredTools.isEmpty),
+        ]
+        do {
+            let data = try await authorizedRequest(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8))
+            guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
+                throw ChappieClientError.invalidResponse("the compaction answer has no output list")
+            }
+            state.transcript = output.compactMap(ChappieTranscriptItem.fromOutputItem)
+            state.updatedAt = time.now()
+            return state
+        } catch let error as ChappieClientError {
+            switch error {
+            case .httpError(let status, _) where status == 404 || status == 405 || status >= 500:
+                break
+            case .network, .invalidResponse:
+                break
+            default:
+                throw error
+            }
+        }
+        let request = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions,
+                                           input: requestPrefix + state.transcript.map(\.inputItem)
+                                               + [ChappieTranscriptItem.message(.user(Self.summaryPrompt)).inputItem],
+                                           tools: [], reasoningEffort: nil, promptCacheKey: state.threadID)
+        let response = try await runner.run(body: request.json, sessionID: state.threadID, emit: { _ in })
+        let previous = state.compactedSummary.map { $0 + "\n\n" } ?? ""
+        state.compactedSummary = previous + response.outputText
+        state.transcript = []
+        state.updatedAt = time.now()
+        return state
+    }
+
+    /// Chappie's own hand-off prompt for a local, model-written summary.
+    static let summaryPrompt = """
+        Write a compact summary of our conversation so far so that it can replace the full history. \
+        Keep the user's goals, the decisions made, facts and numbers that matter, tool results still \
+        relevant, and anything left to do. Write plain prose, no preamble.
+        """
+
     /// The local size estimate against a context window of `contextWindow` tokens.
     public func contextSize(contextWindow: Int) -> ChappieContextSize {
         ChappieContextSize(usedTokens: state.estimatedTokens, contextWindow: contextWindow)
@@ -252,12 +303,18 @@ public actor ChappieClient {
 
     /// An authorized `GET` with the 401-refresh-retry rule; returns the body. Throws ``ChappieClientError``.
     private func get(_ url: URL) async throws -> Data {
+        try await authorizedRequest(method: "GET", url: url, body: nil)
+    }
+
+    /// An authorized JSON request with the 401-refresh-retry rule; returns the body of a 2xx
+    /// answer. Throws ``ChappieClientError``.
+    private func authorizedRequest(method: String, url: URL, body: Data?) async throws -> Data {
         var authorization = try await credentials.authorization()
         var retried = false
         while true {
-            let request = HTTPRequest(method: "GET", url: url,
+            let request = HTTPRequest(method: method, url: url,
                                       headers: authorization.headers + runner.standardHeaders(sessionID: state.threadID, accept: "application/json"),
-                                      idleTimeout: 30)
+                                      body: body, idleTimeout: 60)
             let response: HTTPResponse
             do {
                 response = try await transport.send(request, maximumBytes: 16 << 20)

@@ -32,6 +32,7 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
             case .functionCall(let call): total + call.name.count + call.arguments.count
             case .functionCallOutput(_, let output): total + output.count
             case .reasoning(let value): total + (value["summary"]?.jsonString.count ?? 0)
+            case .compaction(let value): total + (value["encrypted_content"]?.stringValue?.count ?? 0) / 4
             }
         }
         return (characters + 3) / 4

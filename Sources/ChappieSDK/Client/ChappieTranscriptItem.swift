@@ -10,6 +10,9 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// A reasoning item (`summary`, `encrypted_content`), kept so the model keeps its chain of
     /// thought across `store:false` turns; its server `id` is removed.
     case reasoning(ChappieJSONValue)
+    /// A server compaction item (`encrypted_content`) that stands for the history it replaced
+    /// (PROTOCOL §9); replayed at the head of later requests.
+    case compaction(ChappieJSONValue)
 
     /// The message, when this is one.
     public var message: ChappieInputMessage? { if case .message(let message) = self { message } else { nil } }
@@ -25,7 +28,7 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
                     Wire.callID: .string(call.callID)]
         case .functionCallOutput(let callID, let output):
             return [Wire.type: "function_call_output", Wire.callID: .string(callID), Wire.output: .string(output)]
-        case .reasoning(let item):
+        case .reasoning(let item), .compaction(let item):
             guard var object = item.objectValue else { return item }
             object[Wire.id] = nil
             return .object(object)
@@ -37,7 +40,14 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
         switch item[Wire.type]?.stringValue {
         case "message":
             let text = (item[Wire.content]?.arrayValue ?? []).compactMap { $0[Wire.text]?.stringValue }.joined()
-            return .message(.assistant(text))
+            switch item[Wire.role]?.stringValue {
+            case "user": return .message(.user(text))
+            case "developer": return .message(.developer(text))
+            case "system": return .message(.system(text))
+            default: return .message(.assistant(text))
+            }
+        case "compaction", "compaction_summary":
+            return .compaction(item)
         case "function_call":
             guard let call = ChappieFunctionCall(outputItem: item) else { return nil }
             return .functionCall(call)
@@ -57,6 +67,7 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
         static let id = "id"
         static let content = "content"
         static let text = "text"
+        static let role = "role"
     }
 }
 

@@ -27,3 +27,17 @@ func json(_ request: ChappieEmulator.RecordedRequest) throws -> ChappieJSONValue
     try ChappieJSONValue(jsonData: request.body)
 }
 
+
+/// Thrown when the emulator recorded no matching request.
+struct MissingRequest: Error {}
+
+/// The last `POST /codex/responses` the emulator received.
+func lastResponseRequest(_ emulator: ChappieEmulator) async throws -> ChappieEmulator.RecordedRequest {
+    guard let request = await responseRequests(emulator).last else { throw MissingRequest() }
+    return request
+}
+
+/// The `input` array of the last `POST /codex/responses`.
+func lastInput(_ emulator: ChappieEmulator) async throws -> [ChappieJSONValue] {
+    try json(try await lastResponseRequest(emulator))["input"]?.arrayValue ?? []
+}
