@@ -155,7 +155,7 @@ struct ResponseEventStream {
         let output = outputTokens + reasoningTokens
         return [
             "input_tokens": .int(inputTokens),
-            "input_tokens_details": ["cached_tokens": 0],
+            "input_tokens_details": ["cached_tokens": 0, "cache_write_tokens": 0],
             "output_tokens": .int(output),
             "output_tokens_details": ["reasoning_tokens": .int(reasoningTokens)],
             "total_tokens": .int(inputTokens + output),
