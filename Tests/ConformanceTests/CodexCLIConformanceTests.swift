@@ -99,6 +99,44 @@ struct CodexCLIConformanceTests {
             #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
             #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "say hi again")))
             #expect(await emulator.refreshGrantsServed >= 1)
+            #expect(!again.stderr.contains("failed to decode models response"), "the catalog must decode: \(again.stderr)")
+
+            // when: the scripted model calls Codex's exec_command tool
+            let before = await emulator.recordedRequests().count
+            let tool = try await runExec(codex, #"use tool exec_command {"cmd":"echo chappie-tool-ok"}"#, home: home, environment: environment)
+            // then: Codex ran the command, sent its output back in the same turn, and printed the answer
+            #expect(tool.status == 0, "tool turn failed: \(tool.stderr)")
+            #expect(tool.stdout.contains("The tool returned:"))
+            #expect(tool.stdout.contains("chappie-tool-ok"))
+            let toolTurn = await emulator.recordedRequests().dropFirst(before).filter { $0.path == "/backend-api/codex/responses" }
+            try #require(toolTurn.count == 2)
+            #expect(String(decoding: toolTurn[1].body, as: UTF8.self).contains("\"function_call_output\""))
+            #expect(toolTurn[0].header("x-codex-turn-state") == nil)
+            #expect(toolTurn[1].header("x-codex-turn-state")?.hasPrefix("ts_") == true, "Codex echoes the turn state within a turn (§4.6)")
+        }
+    }
+
+    @Test(
+        "A denied device code makes codex login fail without waiting for its deadline",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func deniedLogin() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator in
+            let denier = Task {
+                guard let userCode = await emulator.nextDeviceCode() else { return false }
+                return await emulator.deny(userCode: userCode)
+            }
+            let login = try await Subprocess.run(
+                codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 60
+            )
+            #expect(await denier.value)
+            #expect(!login.timedOut)
+            #expect(login.status != 0)
+            #expect(!FileManager.default.fileExists(atPath: home.codexHome.appendingPathComponent("auth.json").path))
         }
     }
 
