@@ -21,13 +21,14 @@ struct EmulatorRouter: Sendable {
         case .devicePage: return await DeviceVerificationPage(services: services).handle(request)
         case .responses: return await ResponsesEndpoint(services: services).handle(request)
         case .compact: return await CompactEndpoint(services: services).handle(request)
+        case .pluginMCP: return await PluginMCPEndpoint(services: services).handle(request)
         case .models: return await ModelsEndpoint(services: services).handle(request)
         case .usage: return await UsageEndpoint(services: services).handle(request)
         }
     }
 
     private enum Endpoint {
-        case deviceUserCode, deviceToken, token, revoke, devicePage, responses, compact, models, usage
+        case deviceUserCode, deviceToken, token, revoke, devicePage, responses, compact, pluginMCP, models, usage
     }
 
     private struct Route {
@@ -48,6 +49,7 @@ struct EmulatorRouter: Sendable {
             "/backend-api/codex/responses/compact": Route(methods: ["POST"], endpoint: .compact),
             "/backend-api/codex/models": Route(methods: ["GET"], endpoint: .models),
             "/backend-api/wham/usage": Route(methods: ["GET"], endpoint: .usage),
+            "/backend-api/ps/mcp": Route(methods: ["POST"], endpoint: .pluginMCP),
         ]
     }
 }

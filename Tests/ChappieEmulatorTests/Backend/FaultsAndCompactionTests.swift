@@ -85,3 +85,25 @@ struct FaultsAndCompactionTests {
         }
     }
 }
+
+@Suite("Plugin MCP endpoint the Codex CLI connects to (PROTOCOL §12)")
+struct PluginMCPEndpointTests {
+    @Test("initialize, a notification and tools/list follow JSON-RPC 2.0 with no tools")
+    func handshake() async throws {
+        try await withEmulator { _, http in
+            let initialize = try await http.postJSON("/backend-api/ps/mcp", [
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": ["protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "t", "version": "1"]],
+            ])
+            #expect(initialize.status == 200)
+            #expect((initialize.json["result"] as? [String: Any])?["protocolVersion"] as? String == "2025-06-18")
+            #expect(initialize.headers["mcp-session-id"] != nil)
+            let notification = try await http.postJSON("/backend-api/ps/mcp", ["jsonrpc": "2.0", "method": "notifications/initialized"])
+            #expect(notification.status == 202)
+            let tools = try await http.postJSON("/backend-api/ps/mcp", ["jsonrpc": "2.0", "id": 1, "method": "tools/list"])
+            #expect(((tools.json["result"] as? [String: Any])?["tools"] as? [Any])?.isEmpty == true)
+            let unknown = try await http.postJSON("/backend-api/ps/mcp", ["jsonrpc": "2.0", "id": 2, "method": "tools/call"])
+            #expect((unknown.json["error"] as? [String: Any])?["code"] as? Int == -32601)
+        }
+    }
+}
