@@ -155,7 +155,7 @@ struct ResponseEventStream {
         let output = outputTokens + reasoningTokens
         return [
             "input_tokens": .int(inputTokens),
-            "input_tokens_details": ["cached_tokens": 0],
+            "input_tokens_details": ["cached_tokens": 0, "cache_write_tokens": 0],
             "output_tokens": .int(output),
             "output_tokens_details": ["reasoning_tokens": .int(reasoningTokens)],
             "total_tokens": .int(inputTokens + output),
@@ -200,12 +200,12 @@ struct ResponseEventStream {
             "error": error,
             "incomplete_details": incompleteDetails,
             "instructions": request.instructions.map(JSONValue.string) ?? .null,
-            "max_output_tokens": nil,
-            "max_tool_calls": nil,
+            "max_output_tokens": .null,
+            "max_tool_calls": .null,
             "model": .string(request.model),
             "output": .array(output),
             "parallel_tool_calls": .bool(request.parallelToolCalls),
-            "previous_response_id": nil,
+            "previous_response_id": .null,
             "prompt_cache_key": request.promptCacheKey.map(JSONValue.string) ?? .null,
             "reasoning": reasoning,
             "service_tier": "auto",
@@ -218,7 +218,7 @@ struct ResponseEventStream {
             "top_p": 1.0,
             "truncation": "disabled",
             "usage": usage,
-            "user": nil,
+            "user": .null,
             "metadata": [:],
         ]
     }

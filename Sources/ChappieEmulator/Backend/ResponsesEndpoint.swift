@@ -32,6 +32,9 @@ struct ResponsesEndpoint {
             headers += extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             return HTTPResponse(status: status, headers: headers, body: .bytes(Data(text.utf8)))
         }
+        if case .usageLimitReached(let resetsIn) = reply {
+            return await usageLimitReached(resetsInSeconds: resetsIn, requestID: requestID)
+        }
 
         await services.usage.recordResponse()
         let snapshot = await services.usage.snapshot()
@@ -50,7 +53,14 @@ struct ResponsesEndpoint {
         var stream = ResponseEventStream(request: parsed, deltaCharacters: services.configuration.deltaCharacters)
         let ending: HTTPResponse.StreamEnding
         var keepEvents: Int?
+        var interval: Duration?
         switch reply {
+        case .slowText(let text, let eventInterval):
+            stream.begin()
+            stream.message(text)
+            stream.complete()
+            interval = eventInterval
+            ending = .finish
         case .text(let text):
             stream.begin()
             if parsed.reasoning != nil { stream.reasoning(summary: Wire.reasoningSummary) }
@@ -80,12 +90,32 @@ struct ResponsesEndpoint {
             ending = .abort
         case .stall:
             ending = .stall
-        case .httpError:
-            preconditionFailure("handled above")
+        case .httpError, .usageLimitReached:
+            preconditionFailure("answered before streaming")
         }
         var chunks = stream.events.map(\.bytes)
         if let keepEvents { chunks = Array(chunks.prefix(keepEvents)) }
-        return HTTPResponse(status: 200, headers: headers, body: .stream(chunks: chunks, ending: ending))
+        return HTTPResponse(status: 200, headers: headers, body: .stream(chunks: chunks, ending: ending, interval: interval))
+    }
+
+    /// The HTTP 429 usage-limit answer of PROTOCOL §7.3, with the limit family's headers at 100 %.
+    private func usageLimitReached(resetsInSeconds: Int, requestID: String) async -> HTTPResponse {
+        let now = Int(Date().timeIntervalSince1970)
+        var snapshot = await services.usage.snapshot()
+        snapshot.primaryUsedPercent = 100
+        snapshot.primaryResetAt = now + resetsInSeconds
+        let planType = services.configuration.account.planType
+        var headers: [(name: String, value: String)] = [(Wire.requestID, requestID), (Wire.activeLimit, Wire.codexFamily)]
+        headers += RateLimitHeaders.fields(snapshot, now: now, planType: planType)
+        return .json(429, [
+            "error": [
+                "type": "usage_limit_reached",
+                "message": "The usage limit has been reached",
+                "plan_type": .string(planType),
+                "resets_at": .int(now + resetsInSeconds),
+                "resets_in_seconds": .int(resetsInSeconds),
+            ]
+        ], headers: headers)
     }
 
     private enum Wire {
@@ -96,6 +126,8 @@ struct ResponsesEndpoint {
         static let openAIModel = "openai-model"
         static let modelsETag = "x-models-etag"
         static let turnState = "x-codex-turn-state"
+        static let activeLimit = "x-codex-active-limit"
+        static let codexFamily = "codex"
         static let identity = "identity"
         static let zstd = "zstd"
         static let json = "application/json"

@@ -19,5 +19,12 @@ extension ChappieEmulator {
         case disconnect(afterEvents: Int)
         /// Send the response head, then nothing until the client leaves or the emulator shuts down.
         case stall
+        /// Stream this text like ``text(_:)``, but wait `eventInterval` before each event after the
+        /// response head (a slow drip, for idle-timeout and cancellation tests).
+        case slowText(String, eventInterval: Duration)
+        /// Answer HTTP 429 with the usage-limit body of PROTOCOL §7.3
+        /// (`error.type = "usage_limit_reached"`, the account's `plan_type`, `resets_at` and
+        /// `resets_in_seconds`), the rate-limit headers at 100 % and `x-codex-active-limit: codex`.
+        case usageLimitReached(resetsInSeconds: Int)
     }
 }

@@ -19,8 +19,9 @@ struct HTTPResponse: Sendable {
     enum Body: Sendable {
         /// A complete body, sent with `Content-Length`.
         case bytes(Data)
-        /// Chunks written and flushed one by one, then `ending`.
-        case stream(chunks: [Data], ending: StreamEnding)
+        /// Chunks written and flushed one by one, waiting `interval` before each (nil = no wait),
+        /// then `ending`.
+        case stream(chunks: [Data], ending: StreamEnding, interval: Duration? = nil)
     }
 
     /// Status code, e.g. 200.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Serialises ``HTTPResponse`` values onto a socket (RFC 9112 §4, §6, §7.1): a buffered body with
 /// `Content-Length`, or a stream with `Transfer-Encoding: chunked` where every chunk is sent (and so
@@ -18,13 +19,14 @@ enum HTTPResponseWriter {
             head += "\r\n"
             guard SocketIO.sendAll(fd, Array(head.utf8) + Array(data)) else { return false }
             return keepOpen
-        case .stream(let chunks, let ending):
+        case .stream(let chunks, let ending, let interval):
             if ending != .finish { keepOpen = false }
             head += "\(Wire.transferEncoding): chunked\r\n"
             if !keepOpen { head += "\(Wire.connection): close\r\n" }
             head += "\r\n"
             guard SocketIO.sendAll(fd, Array(head.utf8)) else { return false }
             for chunk in chunks where !chunk.isEmpty {
+                if let interval { pause(interval) }
                 let framed = Array(String(chunk.count, radix: 16).utf8) + [0x0D, 0x0A] + Array(chunk) + [0x0D, 0x0A]
                 guard SocketIO.sendAll(fd, framed) else { return false }
             }
@@ -39,6 +41,14 @@ enum HTTPResponseWriter {
             }
             return keepOpen
         }
+    }
+
+    /// Blocks this connection thread (never a cooperative-pool thread) for `duration`.
+    private static func pause(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var remaining = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var left = timespec()
+        while nanosleep(&remaining, &left) != 0, errno == EINTR { remaining = left }
     }
 
     /// An IMF-fixdate for the `Date` header (RFC 9110 §5.6.7).

@@ -1,0 +1,155 @@
+import ChappieEmulator
+import Foundation
+import Testing
+
+@Suite("The real Codex CLI 0.163.0 signs in and runs a turn against the emulator (PROTOCOL §12)")
+struct CodexCLIConformanceTests {
+    /// A throwaway `CODEX_HOME` plus a working directory.
+    struct Home {
+        let root: URL
+        var codexHome: URL { root.appendingPathComponent("codex-home") }
+        var workspace: URL { root.appendingPathComponent("workspace") }
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("chappie-codex-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("codex-home"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("workspace"), withIntermediateDirectories: true)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: root) }
+
+        /// The provider configuration of PROTOCOL §12, pointing at `emulator`.
+        func writeConfig(for emulator: ChappieEmulator) throws {
+            let backend = emulator.backendBaseURL.absoluteString
+            let config = """
+                model = "gpt-5.5"
+                model_provider = "emu"
+                chatgpt_base_url = "\(backend)"
+
+                [model_providers.emu]
+                name = "emu"
+                base_url = "\(backend)/codex"
+                wire_api = "responses"
+                requires_openai_auth = true
+                supports_websockets = false
+
+                """
+            try config.write(to: codexHome.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        }
+
+        func environment(for emulator: ChappieEmulator) -> [String: String] {
+            [
+                "CODEX_HOME": codexHome.path,
+                "CODEX_REFRESH_TOKEN_URL_OVERRIDE": emulator.baseURL.absoluteString + "/oauth/token",
+                "CODEX_REVOKE_TOKEN_URL_OVERRIDE": emulator.baseURL.absoluteString + "/oauth/revoke",
+                "NO_COLOR": "1",
+                "RUST_LOG": "error",
+            ]
+        }
+    }
+
+    @Test(
+        "Device login, a turn, and a turn after the access token expired all succeed",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func loginAndExec() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator in
+            let environment = home.environment(for: emulator)
+
+            // given: the user approves the code as soon as Codex shows it
+            let approver = Task {
+                guard let userCode = await emulator.nextDeviceCode() else { return false }
+                return await emulator.approve(userCode: userCode)
+            }
+            // when: codex login --device-auth
+            let login = try await Subprocess.run(
+                codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
+                environment: environment, currentDirectory: home.workspace, timeout: 120
+            )
+            // then
+            #expect(await approver.value)
+            #expect(!login.timedOut)
+            try #require(login.status == 0, "login failed: \(login.stdout)\n\(login.stderr)")
+            let authData = try Data(contentsOf: home.codexHome.appendingPathComponent("auth.json"))
+            let auth = try #require(try JSONSerialization.jsonObject(with: authData) as? [String: Any])
+            #expect(auth["auth_mode"] as? String == "chatgpt")
+            let tokens = try #require(auth["tokens"] as? [String: Any])
+            #expect((tokens["access_token"] as? String)?.split(separator: ".").count == 3)
+            #expect((tokens["refresh_token"] as? String)?.hasPrefix("rt_") == true)
+            #expect(tokens["account_id"] as? String == emulator.configuration.account.accountID)
+
+            // when: codex exec runs a turn
+            try home.writeConfig(for: emulator)
+            let exec = try await runExec(codex, "say hi", home: home, environment: environment)
+            // then
+            #expect(exec.status == 0, "exec failed: \(exec.stderr)")
+            #expect(exec.stdout.contains(ChappieEmulator.defaultReply(for: "say hi")))
+            let errorLines = exec.stderr.split(separator: "\n").filter { $0.contains(" ERROR ") }
+            #expect(errorLines.isEmpty, "Codex logged errors against the emulator: \(errorLines)")
+            let turns = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
+            let turn = try #require(turns.last)
+            #expect(turn.header("originator") == "codex_exec")
+            #expect(turn.header("chatgpt-account-id") == emulator.configuration.account.accountID)
+
+            // when: the access token expires server-side, Codex must refresh and retry
+            await emulator.expireAccessTokens()
+            let again = try await runExec(codex, "say hi again", home: home, environment: environment)
+            // then
+            #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
+            #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "say hi again")))
+            #expect(await emulator.refreshGrantsServed >= 1)
+            #expect(!again.stderr.contains("failed to decode models response"), "the catalog must decode: \(again.stderr)")
+
+            // when: the scripted model calls Codex's exec_command tool
+            let before = await emulator.recordedRequests().count
+            let tool = try await runExec(codex, #"use tool exec_command {"cmd":"echo chappie-tool-ok"}"#, home: home, environment: environment)
+            // then: Codex ran the command, sent its output back in the same turn, and printed the answer
+            #expect(tool.status == 0, "tool turn failed: \(tool.stderr)")
+            #expect(tool.stdout.contains("The tool returned:"))
+            #expect(tool.stdout.contains("chappie-tool-ok"))
+            let toolTurn = await emulator.recordedRequests().dropFirst(before).filter { $0.path == "/backend-api/codex/responses" }
+            try #require(toolTurn.count == 2)
+            #expect(String(decoding: toolTurn[1].body, as: UTF8.self).contains("\"function_call_output\""))
+            #expect(toolTurn[0].header("x-codex-turn-state") == nil)
+            #expect(toolTurn[1].header("x-codex-turn-state")?.hasPrefix("ts_") == true, "Codex echoes the turn state within a turn (§4.6)")
+        }
+    }
+
+    @Test(
+        "A denied device code makes codex login fail without waiting for its deadline",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func deniedLogin() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator in
+            let denier = Task {
+                guard let userCode = await emulator.nextDeviceCode() else { return false }
+                return await emulator.deny(userCode: userCode)
+            }
+            let login = try await Subprocess.run(
+                codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 60
+            )
+            #expect(await denier.value)
+            #expect(!login.timedOut)
+            #expect(login.status != 0)
+            #expect(!FileManager.default.fileExists(atPath: home.codexHome.appendingPathComponent("auth.json").path))
+        }
+    }
+
+    private func runExec(_ codex: String, _ prompt: String, home: Home, environment: [String: String]) async throws
+        -> Subprocess.Result
+    {
+        let result = try await Subprocess.run(
+            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt],
+            environment: environment, currentDirectory: home.workspace, timeout: 120
+        )
+        #expect(!result.timedOut)
+        return result
+    }
+}
