@@ -22,6 +22,7 @@ public actor ChappieClient {
     private let credentials: CredentialManager
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
+    private var modelCatalog: ModelCatalogCache?
     private var turnInProgress = false
     private var turnWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -110,12 +111,20 @@ public actor ChappieClient {
         var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
+        let slug = model ?? state.model
+        if let effort = options.effectiveEffort, let entry = modelCatalog?.models.first(where: { $0.slug == slug }),
+           !entry.supportedReasoningLevels.isEmpty, !entry.supportedReasoningLevels.contains(effort) {
+            throw ChappieClientError.invalidRequest("\(slug) does not support reasoning effort \(effort)")
+        }
         var rounds = 0
         while true {
-            let body = ResponsesRequestBody(model: model ?? state.model, instructions: harness.requestInstructions,
+            let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + transcript.map(\.inputItem), tools: declaredTools,
-                                            reasoningEffort: options.fastMode ? "low" : nil, promptCacheKey: state.threadID)
-            let response = try await runner.run(body: body.json, sessionID: state.threadID, emit: emit)
+                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
+            let (response, head) = try await runner.runReportingHead(body: body.json, sessionID: state.threadID, emit: emit)
+            if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
+                modelCatalog = nil
+            }
             transcript += response.items.compactMap(ChappieTranscriptItem.fromOutputItem)
             let calls = response.items.compactMap { $0["type"] == "function_call" ? ChappieFunctionCall(outputItem: $0) : nil }
             guard !calls.isEmpty else {
@@ -280,15 +289,45 @@ public actor ChappieClient {
     }
 
     /// The live model catalog sorted by priority (best first). Entries the SDK cannot read are
-    /// skipped. Throws ``ChappieClientError``.
+    /// skipped. The catalog is cached with its `ETag` for 300 seconds, and dropped early when a
+    /// response's `x-models-etag` differs (PROTOCOL §8). Throws ``ChappieClientError``.
     public func models() async throws -> [ChappieModel] {
+        try await models(forceRefresh: false)
+    }
+
+    /// The catalog, fetched again when `forceRefresh` is true. Throws ``ChappieClientError``.
+    public func models(forceRefresh: Bool) async throws -> [ChappieModel] {
+        if !forceRefresh, let cache = modelCatalog, time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
+            return cache.models
+        }
         var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let data = try await get(components?.url ?? configuration.endpoints.models)
-        guard let entries = (try? ChappieJSONValue(jsonData: data))?[Wire.models]?.arrayValue else {
+        let (data, head) = try await authorizedRequestWithHead(method: "GET", url: components?.url ?? configuration.endpoints.models, body: nil)
+        let root = try? ChappieJSONValue(jsonData: data)
+        guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
             throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
         }
-        return entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+        let models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now())
+        return models
+    }
+
+    /// The best model for `filter` (default: usable in the API with text input): the first
+    /// picker-visible match by priority, else the first match, else nil. Throws ``ChappieClientError``.
+    public func bestAvailableModel(filter: ChappieModelFilter = ChappieModelFilter(supportedInAPI: true, inputModality: "text")) async throws
+        -> ChappieModel? {
+        let matches = try await models(filter: filter)
+        return matches.first { $0.visibility == "list" } ?? matches.first
+    }
+
+    /// A replacement for `slug` (default: the current model) when it is unavailable: the best
+    /// other match for `filter`. Throws ``ChappieClientError``.
+    public func fallbackModel(for slug: String? = nil,
+                              filter: ChappieModelFilter = ChappieModelFilter(supportedInAPI: true, inputModality: "text")) async throws
+        -> ChappieModel? {
+        let current = slug ?? state.model
+        let matches = try await models(filter: filter).filter { $0.slug != current }
+        return matches.first { $0.visibility == "list" } ?? matches.first
     }
 
     /// The models that match `filter`, best first. Throws ``ChappieClientError``.
@@ -309,6 +348,11 @@ public actor ChappieClient {
     /// An authorized JSON request with the 401-refresh-retry rule; returns the body of a 2xx
     /// answer. Throws ``ChappieClientError``.
     private func authorizedRequest(method: String, url: URL, body: Data?) async throws -> Data {
+        try await authorizedRequestWithHead(method: method, url: url, body: body).body
+    }
+
+    /// ``authorizedRequest(method:url:body:)`` that also returns the response head.
+    private func authorizedRequestWithHead(method: String, url: URL, body: Data?) async throws -> (body: Data, head: HTTPResponseHead) {
         var authorization = try await credentials.authorization()
         var retried = false
         while true {
@@ -330,12 +374,22 @@ public actor ChappieClient {
                 let error = ServerErrorBody(data: response.body, status: response.head.status)
                 throw ResponsesErrorMapping.http(status: response.head.status, error: error, usage: nil)
             }
-            return response.body
+            return (response.body, response.head)
         }
     }
 
     private enum Wire {
         static let models = "models"
+        static let data = "data"
     }
 }
 
+
+/// The last model catalog fetched, with its `ETag`.
+struct ModelCatalogCache: Sendable {
+    /// Seconds a catalog stays fresh (the Codex CLI's TTL, PROTOCOL §8).
+    static let lifetime: TimeInterval = 300
+    var models: [ChappieModel]
+    var etag: String?
+    var fetchedAt: Date
+}

@@ -21,6 +21,13 @@ struct ResponseTurnRunner: Sendable {
     /// Runs the request and returns the completed response; `emit` receives deltas and usage as
     /// they arrive. Throws ``ChappieClientError`` or `CancellationError`.
     func run(body: ChappieJSONValue, sessionID: String, emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+        try await runReportingHead(body: body, sessionID: sessionID, emit: emit).response
+    }
+
+    /// Like ``run(body:sessionID:emit:)``, also returning the successful response's head (for
+    /// `x-models-etag` and similar headers).
+    func runReportingHead(body: ChappieJSONValue, sessionID: String, emit: @Sendable (ChappieStreamEvent) -> Void) async throws
+        -> (response: ChappieResponse, head: HTTPResponseHead) {
         var authorization = try await credentials.authorization()
         var retriedUnauthorized = false
         var rateLimitRetries = 0
@@ -72,7 +79,7 @@ struct ResponseTurnRunner: Sendable {
             if let usage { emit(.usageLimits(usage)) }
             var accumulator = ResponseAccumulator()
             do {
-                return try await consume(bytes, into: &accumulator, emit: emit)
+                return (try await consume(bytes, into: &accumulator, emit: emit), head)
             } catch let error as TransportError {
                 guard case .network = error else { throw map(error) }
                 // The connection broke after the head: retry only while nothing has been shown.
