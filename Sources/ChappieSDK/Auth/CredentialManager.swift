@@ -170,9 +170,29 @@ actor CredentialManager {
     }
 
     private func performRefresh(of stale: ChappieCredential) async throws -> ChappieCredential {
-        // Another process may already have rotated the tokens: adopt a newer stored credential.
-        if let stored = try? await store.loadCredential(for: key), stored.accessToken != stale.accessToken,
-           stored.accountID == stale.accountID {
+        // Under the store's cross-process lock, re-read the store first: another process may
+        // already have rotated the tokens, and its newer credential must be adopted, not
+        // overwritten, and its spent refresh token not spent again.
+        try await store.withRefreshLock(for: key) {
+            try await self.refreshHoldingLock(stale)
+        }
+    }
+
+    private func refreshHoldingLock(_ stale: ChappieCredential) async throws -> ChappieCredential {
+        let stored: ChappieCredential?
+        do { stored = try await store.loadCredential(for: key) }
+        catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        guard let stored else {
+            credential = nil
+            publish(.signedOut)
+            throw ChappieClientError.missingCredential
+        }
+        if stored.accessToken != stale.accessToken {
+            guard stored.accountID == stale.accountID else {
+                let reason = "the saved sign-in now belongs to another account"
+                markTerminal(refreshToken: stale.refreshToken, reason: reason)
+                throw ChappieClientError.reauthenticationRequired(reason)
+            }
             credential = stored
             generation += 1
             if let expiry = stored.accessTokenExpiresAt, expiry.timeIntervalSince(time.now()) >= Self.refreshSkew {

@@ -15,6 +15,18 @@ public protocol ChappieCredentialStore: Sendable {
     /// Removes the credential; removing an empty slot is not an error.
     /// Throws ``ChappieCredentialStoreError`` when it cannot be removed.
     func deleteCredential(for key: ChappieCredentialKey) async throws
+    /// Runs `body` while holding a lock that other processes sharing this store also take before
+    /// spending a refresh token, so two processes never spend the same one. The default runs
+    /// `body` without a lock (a store private to one process needs none).
+    /// Rethrows `body`'s error; throws ``ChappieCredentialStoreError`` when the lock cannot be taken.
+    func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result
+}
+
+extension ChappieCredentialStore {
+    /// Runs `body` without a cross-process lock.
+    public func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result {
+        try await body()
+    }
 }
 
 /// Why a credential store could not do its job. Messages never contain a token.
