@@ -9,6 +9,7 @@ actor CredentialManager {
     private let key: ChappieCredentialKey
     private let tokenEndpoint: TokenEndpoint
     private let time: ChappieTimeSource
+    private let logger: Logger
 
     private var credential: ChappieCredential?
     private var loaded = false
@@ -31,13 +32,15 @@ actor CredentialManager {
             if let existing = managers[name] { return existing }
             let manager = CredentialManager(store: configuration.credentialStore, key: configuration.credentialKey,
                                             tokenEndpoint: TokenEndpoint(endpoints: configuration.endpoints, transport: transport),
-                                            time: time)
+                                            time: time, logger: configuration.logger)
             managers[name] = manager
             return manager
         }
     }
 
-    init(store: any ChappieCredentialStore, key: ChappieCredentialKey, tokenEndpoint: TokenEndpoint, time: ChappieTimeSource) {
+    init(store: any ChappieCredentialStore, key: ChappieCredentialKey, tokenEndpoint: TokenEndpoint, time: ChappieTimeSource,
+         logger: Logger = .silent) {
+        self.logger = logger
         self.store = store
         self.key = key
         self.tokenEndpoint = tokenEndpoint
@@ -209,9 +212,11 @@ actor CredentialManager {
             throw ChappieClientError.missingRefreshToken
         }
         let tokens: TokenResponse
+        logger(.debug, "refresh.started", ["slot": key.description])
         do {
             tokens = try await tokenEndpoint.refresh(refreshToken: refreshToken)
         } catch let failure as RefreshFailure {
+            logger(.warning, "refresh.failed", ["slot": key.description, "kind": "\(failure)"])
             switch failure {
             case .terminal(let status, let code):
                 let reason = "the sign-in server refused to renew the session (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
@@ -232,6 +237,7 @@ actor CredentialManager {
         catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
         credential = refreshed
         generation += 1
+        logger(.info, "refresh.succeeded", ["slot": key.description, "generation": "\(generation)"])
         return refreshed
     }
 

@@ -166,7 +166,7 @@ public actor ChappieClient {
     private var runner: ResponseTurnRunner {
         ResponseTurnRunner(transport: transport, credentials: credentials, endpoints: configuration.endpoints,
                            originator: configuration.originator, idleTimeout: configuration.streamIdleTimeout,
-                           backoff: configuration.rateLimitBackoff, time: time)
+                           backoff: configuration.rateLimitBackoff, time: time, logger: configuration.logger)
     }
 
     /// Waits until no other turn runs; turns start in call order.

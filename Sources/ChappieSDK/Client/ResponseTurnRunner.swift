@@ -12,6 +12,7 @@ struct ResponseTurnRunner: Sendable {
     let idleTimeout: TimeInterval
     let backoff: ChappieRateLimitBackoffPolicy
     let time: ChappieTimeSource
+    let logger: Logger
 
     /// Retries of 5xx and network failures before any output was shown.
     static let maximumTransientRetries = 2
@@ -33,8 +34,12 @@ struct ResponseTurnRunner: Sendable {
         var rateLimitRetries = 0
         var transientRetries = 0
         let bodyData = Data(body.jsonString.utf8)
+        let requestID = UUID().uuidString.lowercased()
+        var attempt = 0
         while true {
             try Task.checkCancellation()
+            attempt += 1
+            logger(.debug, "responses.request", ["request_id": requestID, "attempt": "\(attempt)", "path": endpoints.responses.path])
             let request = HTTPRequest(method: "POST", url: endpoints.responses,
                                       headers: authorization.headers + standardHeaders(sessionID: sessionID),
                                       body: bodyData, idleTimeout: idleTimeout)
@@ -50,6 +55,7 @@ struct ResponseTurnRunner: Sendable {
                 }
                 throw map(error)
             }
+            logger(head.status < 400 ? .debug : .warning, "responses.head", ["request_id": requestID, "status": "\(head.status)"])
             if head.status == 401 && !retriedUnauthorized {
                 retriedUnauthorized = true
                 authorization = try await credentials.recoverFromUnauthorized(rejected: authorization)
@@ -79,7 +85,9 @@ struct ResponseTurnRunner: Sendable {
             if let usage { emit(.usageLimits(usage)) }
             var accumulator = ResponseAccumulator()
             do {
-                return (try await consume(bytes, into: &accumulator, emit: emit), head)
+                let response = try await consume(bytes, into: &accumulator, emit: emit)
+                logger(.info, "responses.completed", ["request_id": requestID, "response_id": response.id])
+                return (response, head)
             } catch let error as TransportError {
                 guard case .network = error else { throw map(error) }
                 // The connection broke after the head: retry only while nothing has been shown.

@@ -34,6 +34,8 @@ public struct ChappieConfiguration: Sendable {
     /// ``ChappieClientError/toolApprovalDenied(_:_:)``; when false (the default) the model is told
     /// the call was denied and may answer without it.
     public var stopsOnToolDenial: Bool
+    /// Where the SDK's structured log events go; nil (the default) logs nothing.
+    public var logSink: (any ChappieLogSink)?
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -50,7 +52,8 @@ public struct ChappieConfiguration: Sendable {
         originator: String = "chappie_sdk",
         streamIdleTimeout: TimeInterval = 300,
         maximumToolRounds: Int = 8,
-        stopsOnToolDenial: Bool = false
+        stopsOnToolDenial: Bool = false,
+        logSink: (any ChappieLogSink)? = nil
     ) {
         self.keychainService = keychainService
         self.keychainAccount = keychainAccount
@@ -67,7 +70,11 @@ public struct ChappieConfiguration: Sendable {
         self.streamIdleTimeout = streamIdleTimeout
         self.maximumToolRounds = max(1, maximumToolRounds)
         self.stopsOnToolDenial = stopsOnToolDenial
+        self.logSink = logSink
     }
+
+    /// The SDK's logger for this configuration.
+    var logger: Logger { Logger(sink: logSink) }
 
     /// The credential slot this configuration reads and writes.
     var credentialKey: ChappieCredentialKey {
