@@ -226,3 +226,23 @@ struct ChappieClientEmulatorTests {
         }
     }
 }
+
+@Suite("Stream outcomes")
+struct StreamOutcomeTests {
+    @Test("a server that stalls ends the stream with an idle timeout, not a hang")
+    func idleTimeout() async throws {
+        try await withSignedInClient(configure: { $0.streamIdleTimeout = 1 }) { emulator, client, _ in
+            await emulator.enqueue(.stall)
+            await #expect(throws: ChappieClientError.idleTimeout(1)) { try await client.send("stall") }
+        }
+    }
+
+    @Test("an error event inside a 200 stream is a typed failure even if the server keeps the connection open")
+    func errorEventInStream() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            await emulator.enqueue(.failed(code: "insufficient_quota", message: "quota"))
+            let error = await #expect(throws: ChappieClientError.self) { try await client.send("x") }
+            guard case .usageLimitReached = error else { Issue.record("got \(String(describing: error))"); return }
+        }
+    }
+}
