@@ -19,6 +19,8 @@ public actor ChappieClient {
     private var tools: [String: ChappieHostTool]
     private var approvalHandler: ChappieToolApprovalHandler?
     private let transport: any HTTPTransport
+    private let webSockets: any WebSocketConnector
+    private let streaming = StreamingTransportState()
     private let credentials: CredentialManager
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
@@ -34,7 +36,9 @@ public actor ChappieClient {
     }
 
     init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,
-         transport: any HTTPTransport, timeSource: ChappieTimeSource) {
+         transport: any HTTPTransport, webSockets: any WebSocketConnector = URLSessionWebSocketConnector(),
+         timeSource: ChappieTimeSource) {
+        self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
         self.tools = Dictionary(tools.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -166,7 +170,8 @@ public actor ChappieClient {
     private var runner: ResponseTurnRunner {
         ResponseTurnRunner(transport: transport, credentials: credentials, endpoints: configuration.endpoints,
                            originator: configuration.originator, idleTimeout: configuration.streamIdleTimeout,
-                           backoff: configuration.rateLimitBackoff, time: time, logger: configuration.logger)
+                           backoff: configuration.rateLimitBackoff, time: time, logger: configuration.logger,
+                           policy: configuration.streamingTransportPolicy, streaming: streaming, webSockets: webSockets)
     }
 
     /// Waits until no other turn runs; turns start in call order.
