@@ -80,7 +80,7 @@ enum ChatCommand {
     }
 
     /// Reads a line from standard input without blocking the cooperative thread pool.
-    static func readLine() async -> String? {
+    nonisolated static func readLine() async -> String? {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: Swift.readLine()) }
         }

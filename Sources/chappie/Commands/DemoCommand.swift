@@ -20,7 +20,7 @@ enum DemoCommand {
             Terminal.line(Terminal.bold("1. Sign in with the device-code flow"))
         }
         let session = Chappie.authSession(configuration: environment.configuration)
-        try await SignInPresenter.signIn(session, json: json)
+        try await SignInPresenter.signIn(session, json: json, desktop: false)
         if !json {
             Terminal.line(Terminal.dim("(The emulator approved the code after a few polls, as if you had entered it in a browser.)"))
             Terminal.line()

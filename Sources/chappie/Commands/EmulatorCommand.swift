@@ -1,11 +1,5 @@
 import ChappieEmulator
-import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `emulator`: serves the emulator on a loopback port until interrupted, for other clients.
 @MainActor
@@ -34,18 +28,10 @@ enum EmulatorCommand {
         await emulator.shutdown()
     }
 
-    /// Returns after the first SIGINT or SIGTERM.
+    /// Returns when the command is cancelled (SIGINT or SIGTERM, see `ChappieCommand.main`).
     static func waitForTerminationSignal() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let (signals, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
         }
-        for await _ in signals { break }
-        sources.forEach { $0.cancel() }
     }
 }
