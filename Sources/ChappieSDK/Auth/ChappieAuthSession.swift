@@ -164,8 +164,7 @@ public final class ChappieAuthSession {
             state = .signedOut
         case .reauthenticationRequired(let reason):
             state = .reauthenticationRequired
-            lastError = .tokenExchangeFailed(status: 401, code: nil)
-            _ = reason
+            lastError = .reauthenticationRequired(reason)
         }
     }
 
