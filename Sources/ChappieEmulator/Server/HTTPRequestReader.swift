@@ -158,6 +158,14 @@ final class HTTPRequestReader {
         }
     }
 
+    /// Removes and returns the bytes read past the last request (the start of an upgraded protocol).
+    func takeBufferedBytes() -> [UInt8] {
+        let rest = Array(buffer[start...])
+        buffer.removeAll()
+        start = 0
+        return rest
+    }
+
     private var available: Int { buffer.count - start }
 
     private func fill(upTo count: Int) -> Bool {

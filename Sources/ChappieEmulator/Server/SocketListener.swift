@@ -123,6 +123,11 @@ final class SocketListener: Sendable {
             case .request(let request):
                 let handler = self.handler
                 let response = BlockingBridge.run { await handler(request) }
+                if case .webSocket(let session) = response.body {
+                    guard HTTPResponseWriter.write(response, to: fd, close: false) else { return }
+                    session(WebSocketConnection(fd: fd, leftover: reader.takeBufferedBytes()))
+                    return
+                }
                 guard HTTPResponseWriter.write(response, to: fd, close: request.wantsClose) else { return }
             }
         }
