@@ -101,6 +101,8 @@ extension ChappieEmulator {
     // MARK: Request log
 
     /// Every request received so far, in arrival order (including rejected ones that parsed as HTTP).
+    /// Each text message received on a Responses WebSocket is recorded too, with method `WS`, the
+    /// socket's path, no headers, and the message as body.
     public func recordedRequests() async -> [RecordedRequest] {
         await services.recorder.all()
     }

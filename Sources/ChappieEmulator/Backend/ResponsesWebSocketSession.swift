@@ -19,7 +19,9 @@ final class ResponsesWebSocketSession {
 
     /// Serves frames until the peer leaves or a fault ends the connection.
     func run() {
+        let services = self.services
         while case .text(let text) = connection.receive() {
+            BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
             guard handle(text) else { return }
         }
     }
@@ -135,6 +137,7 @@ final class ResponsesWebSocketSession {
     }
 
     private enum Wire {
+        static let path = "/backend-api/codex/responses"
         static let type = "type"
         static let input = "input"
         static let stream = "stream"
