@@ -29,6 +29,30 @@ struct ServerTests {
         }
     }
 
+    @Test("Pipelined requests sent in one write are answered in order")
+    func pipelining() async throws {
+        try await withEmulator { emulator, _ in
+            let connection = try RawHTTPConnection(port: emulator.port)
+            connection.write("GET /codex/device HTTP/1.1\r\nHost: x\r\n\r\nGET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
+            let first = await offPool { connection.readResponse() }
+            let second = await offPool { connection.readResponse() }
+            #expect(first?.status == 200)
+            #expect(second?.status == 404)
+        }
+    }
+
+    @Test("An HTTP/1.0 request without keep-alive gets Connection: close and the socket closes")
+    func http10() async throws {
+        try await withEmulator { emulator, _ in
+            let connection = try RawHTTPConnection(port: emulator.port)
+            connection.write("GET /codex/device HTTP/1.0\r\n\r\n")
+            let response = await offPool { connection.readResponse() }
+            #expect(response?.status == 200)
+            #expect(response?.headers["connection"] == "close")
+            #expect(await offPool { connection.isClosedByServer() })
+        }
+    }
+
     @Test("A chunked request body is reassembled")
     func chunkedRequestBody() async throws {
         try await withEmulator { emulator, _ in
