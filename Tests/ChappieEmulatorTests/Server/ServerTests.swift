@@ -129,6 +129,42 @@ struct ServerTests {
         #expect((try? RawHTTPConnection(port: emulator.port)) == nil)
     }
 
+    @Test("Random garbage on many connections never takes the emulator down")
+    func garbage() async throws {
+        try await withEmulator { emulator, http in
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<64 {
+                let connection = try RawHTTPConnection(port: emulator.port)
+                let length = Int.random(in: 1...2048, using: &generator)
+                var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                if round % 2 == 0 { bytes = Array("POST /oauth/token HTTP/1.1\r\n".utf8) + bytes }
+                connection.write(bytes)
+                if round % 3 == 0 { connection.closeNow() }
+            }
+            #expect(try await http.get("/codex/device").status == 200)
+        }
+    }
+
+    @Test("Forty concurrent streamed responses on one emulator all complete")
+    func concurrentStreams() async throws {
+        try await withEmulator { emulator, http in
+            let tokens = await emulator.issueTokens()
+            let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let answer = try await http.postJSON(
+                            "/backend-api/codex/responses", EmulatorHTTPClient.responsesBody("n\(index)"), bearer: tokens.accessToken)
+                        let text = answer.events.filter { $0.type == "response.output_text.delta" }
+                            .compactMap { $0.data["delta"] as? String }.joined()
+                        return answer.events.last?.type == "response.completed" && text == ChappieEmulator.defaultReply(for: "n\(index)")
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(completed == 40)
+        }
+    }
+
     @Test("Many emulators run side by side on distinct ports")
     func parallelEmulators() async throws {
         let ports = try await withThrowingTaskGroup(of: Int.self) { group in
