@@ -161,7 +161,7 @@ struct CodexCLIConformanceTests {
     }
 
     @Test(
-        "Over a WebSocket, Codex prewarms, chains previous_response_id and completes a tool turn without falling back",
+        "Over a WebSocket, Codex prewarms, chains previous_response_id, completes a tool turn without falling back, and recovers from a 401 handshake",
         .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
     )
     func webSocketTurn() async throws {
@@ -190,6 +190,13 @@ struct CodexCLIConformanceTests {
             #expect(frames.allSatisfy { $0["type"] as? String == "response.create" })
             #expect(frames[0]["generate"] as? Bool == false)
             #expect(frames.dropFirst().allSatisfy { ($0["previous_response_id"] as? String)?.hasPrefix("resp_") == true })
+
+            // when the access token expires, the handshake's 401 makes Codex refresh and reconnect
+            await emulator.expireAccessTokens()
+            let again = try await runExec(codex, "after expiry", home: home, environment: home.environment(for: emulator))
+            #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
+            #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "after expiry")))
+            #expect(await emulator.refreshGrantsServed == 1)
         }
     }
 
