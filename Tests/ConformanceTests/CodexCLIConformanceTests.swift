@@ -130,7 +130,12 @@ struct CodexCLIConformanceTests {
             #expect(tool.stdout.contains("chappie-tool-ok"))
             let toolTurn = await emulator.recordedRequests().dropFirst(before).filter { $0.path == "/backend-api/codex/responses" }
             try #require(toolTurn.count == 2)
-            #expect(String(decoding: toolTurn[1].body, as: UTF8.self).contains("\"function_call_output\""))
+            let followUp = try #require(try JSONSerialization.jsonObject(with: toolTurn[1].body) as? [String: Any])
+            let items = followUp["input"] as? [[String: Any]] ?? []
+            #expect(items.contains { $0["type"] as? String == "function_call_output" })
+            // Codex 0.163.0 replays its reasoning item with the rs_ id and encrypted_content, so the
+            // emulator must accept rs_ ids that carry content (§4.7 only rejects bare references).
+            #expect(items.contains { $0["type"] as? String == "reasoning" && ($0["id"] as? String)?.hasPrefix("rs_") == true })
             #expect(toolTurn[0].header("x-codex-turn-state") == nil)
             #expect(toolTurn[1].header("x-codex-turn-state")?.hasPrefix("ts_") == true, "Codex echoes the turn state within a turn (§4.6)")
         }
