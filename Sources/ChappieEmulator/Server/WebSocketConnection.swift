@@ -58,7 +58,7 @@ final class WebSocketConnection {
                 guard message.count <= Self.maximumMessageBytes else { return close(code: 1009) }
                 guard frame.isFinal else { continue }
                 if messageOpcode == Opcode.binary { return .binary(Data(message)) }
-                guard let text = String(validating: message, as: UTF8.self) else { return close(code: 1007) }
+                guard let text = UTF8Text.decode(message) else { return close(code: 1007) }
                 return .text(text)
             default:
                 return close(code: 1002)

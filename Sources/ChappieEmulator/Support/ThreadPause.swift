@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Pauses the calling socket thread (never a cooperative-pool thread) for slow-drip faults.
 enum ThreadPause {

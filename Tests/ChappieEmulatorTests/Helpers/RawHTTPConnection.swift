@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs blocking socket work on its own thread, so a test never parks a thread of the small
 /// cooperative pool (2 cores here) that the emulator's handlers also need.
@@ -18,7 +22,13 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`.
     init(port: Int) throws {
+        #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -31,6 +41,12 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    #if canImport(Glibc)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+
     /// Sends raw bytes.
     func write(_ text: String) { write(Array(text.utf8)) }
 
@@ -38,14 +54,14 @@ final class RawHTTPConnection: @unchecked Sendable {
     func write(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBufferPointer { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBufferPointer { send(fd, $0.baseAddress! + offset, bytes.count - offset, Self.sendFlags) }
             if sent <= 0 { return }
             offset += sent
         }
     }
 
     /// Closes the connection now.
-    func closeNow() { shutdown(fd, Int32(SHUT_RDWR)) }
+    func closeNow() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
 
     /// A parsed response.
     struct Response: Sendable {
