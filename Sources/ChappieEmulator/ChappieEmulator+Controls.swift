@@ -46,6 +46,7 @@ extension ChappieEmulator {
     /// Issues a fresh token triple without the device flow, as if a sign-in had just completed.
     /// - Parameter accessTokenLifetime: Seconds until the access token expires; nil uses the
     ///   configuration's lifetime. Pass 0 or a negative value for an already expired token.
+    /// - Returns: The id, access and refresh tokens, all accepted by the emulator.
     public func issueTokens(accessTokenLifetime: Int? = nil) async -> IssuedTokens {
         let set = await services.tokens.issue(issuer: services.issuer, accessTokenLifetime: accessTokenLifetime)
         return IssuedTokens(idToken: set.idToken, accessToken: set.accessToken, refreshToken: set.refreshToken, expiresIn: set.expiresIn)
@@ -60,6 +61,11 @@ extension ChappieEmulator {
     /// Revokes every access token issued so far (401 `{"detail":"Unauthorized"}` from the backend).
     public func revokeAllAccessTokens() async {
         await services.tokens.revokeAllAccessTokens()
+    }
+
+    /// Expires every refresh token issued so far; refresh grants then get 401 `refresh_token_expired`.
+    public func expireRefreshTokens() async {
+        await services.tokens.expireAllRefreshTokens()
     }
 
     /// Revokes every refresh token issued so far; refresh grants then get 401 `refresh_token_invalidated`.
@@ -101,6 +107,8 @@ extension ChappieEmulator {
     // MARK: Request log
 
     /// Every request received so far, in arrival order (including rejected ones that parsed as HTTP).
+    /// Each text message received on a Responses WebSocket is recorded too, with method `WS`, the
+    /// socket's path, no headers, and the message as body.
     public func recordedRequests() async -> [RecordedRequest] {
         await services.recorder.all()
     }

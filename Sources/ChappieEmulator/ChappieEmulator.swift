@@ -1,11 +1,26 @@
 import Foundation
 
 /// A faithful local stand-in for `auth.openai.com` and `chatgpt.com/backend-api`, serving real
-/// HTTP/1.1 on a loopback port (PROTOCOL §11, DESIGN §6).
+/// HTTP/1.1 (and WebSocket) on a loopback port (PROTOCOL §11, DESIGN §6).
 ///
-/// Start one per test with ``start(_:)`` (port 0 picks a free port), point a client at ``baseURL``
-/// (the OAuth issuer) and ``backendBaseURL``, and call ``shutdown()`` when done. The emulator is
-/// silent: it never prints tokens or anything else.
+/// Start one per test with ``start(_:)`` or ``with(_:_:)`` (port 0 picks a free port), point a
+/// client at ``baseURL`` (the OAuth issuer) and ``backendBaseURL``, and call ``shutdown()`` when
+/// done. The emulator is silent: it never prints tokens or anything else.
+///
+/// Served routes:
+/// * Auth (PROTOCOL §1–3): `POST /api/accounts/deviceauth/usercode`, `POST /api/accounts/deviceauth/token`,
+///   `POST /oauth/token` (`authorization_code`, `refresh_token`), `POST /oauth/revoke`,
+///   `GET`/`POST /codex/device` (the approval page).
+/// * Backend (PROTOCOL §4–9): `POST /backend-api/codex/responses` (SSE), `GET` of the same path
+///   upgraded to a WebSocket, `POST /backend-api/codex/responses/compact`,
+///   `GET /backend-api/codex/models`, `GET /backend-api/wham/usage`, and `POST /backend-api/ps/mcp`
+///   (an empty MCP server the Codex CLI connects to). Anything else is 404 `{"detail":"Not Found"}`.
+///
+/// Test controls: ``approve(userCode:)``, ``deny(userCode:)``, ``expire(userCode:)``,
+/// ``nextDeviceCode()``, ``issueTokens(accessTokenLifetime:)``, ``expireAccessTokens()``,
+/// ``revokeAllAccessTokens()``, ``expireRefreshTokens()``, ``revokeAllRefreshTokens()``,
+/// ``enqueue(_:)`` with a ``ScriptedReply``, ``setPrimaryUsedPercent(_:)``, ``recordedRequests()``,
+/// and the counters ``refreshGrantsServed`` and ``tokenEndpointCalls``.
 public final class ChappieEmulator: Sendable {
     /// The bound TCP port on 127.0.0.1.
     public let port: Int

@@ -18,8 +18,22 @@ struct CodexCLIConformanceTests {
 
         func remove() { try? FileManager.default.removeItem(at: root) }
 
+        /// Writes an `auth.json` holding tokens issued directly by the emulator (PROTOCOL §1.3 layout).
+        func writeAuth(_ tokens: ChappieEmulator.IssuedTokens, accountID: String) throws {
+            let auth: [String: Any] = [
+                "auth_mode": "chatgpt",
+                "OPENAI_API_KEY": NSNull(),
+                "tokens": [
+                    "id_token": tokens.idToken, "access_token": tokens.accessToken,
+                    "refresh_token": tokens.refreshToken, "account_id": accountID,
+                ],
+                "last_refresh": ISO8601DateFormatter().string(from: Date()),
+            ]
+            try JSONSerialization.data(withJSONObject: auth).write(to: codexHome.appendingPathComponent("auth.json"))
+        }
+
         /// The provider configuration of PROTOCOL §12, pointing at `emulator`.
-        func writeConfig(for emulator: ChappieEmulator) throws {
+        func writeConfig(for emulator: ChappieEmulator, webSockets: Bool = false) throws {
             let backend = emulator.backendBaseURL.absoluteString
             let config = """
                 model = "gpt-5.5"
@@ -31,7 +45,11 @@ struct CodexCLIConformanceTests {
                 base_url = "\(backend)/codex"
                 wire_api = "responses"
                 requires_openai_auth = true
-                supports_websockets = false
+                supports_websockets = \(webSockets)
+
+                [features]
+                # The login-shell snapshot times out (10 s) in this container and is not under test.
+                shell_snapshot = false
 
                 """
             try config.write(to: codexHome.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
@@ -43,7 +61,7 @@ struct CodexCLIConformanceTests {
                 "CODEX_REFRESH_TOKEN_URL_OVERRIDE": emulator.baseURL.absoluteString + "/oauth/token",
                 "CODEX_REVOKE_TOKEN_URL_OVERRIDE": emulator.baseURL.absoluteString + "/oauth/revoke",
                 "NO_COLOR": "1",
-                "RUST_LOG": "error",
+                "RUST_LOG": ProcessInfo.processInfo.environment["CHAPPIE_CODEX_RUST_LOG"] ?? "error",
             ]
         }
     }
@@ -105,14 +123,19 @@ struct CodexCLIConformanceTests {
 
             // when: the scripted model calls Codex's exec_command tool
             let before = await emulator.recordedRequests().count
-            let tool = try await runExec(codex, #"use tool exec_command {"cmd":"echo chappie-tool-ok"}"#, home: home, environment: environment)
+            let tool = try await runExec(codex, #"use tool exec_command {"cmd":"echo chappie-tool-ok","login":false,"yield_time_ms":1000}"#, home: home, environment: environment)
             // then: Codex ran the command, sent its output back in the same turn, and printed the answer
             #expect(tool.status == 0, "tool turn failed: \(tool.stderr)")
             #expect(tool.stdout.contains("The tool returned:"))
             #expect(tool.stdout.contains("chappie-tool-ok"))
             let toolTurn = await emulator.recordedRequests().dropFirst(before).filter { $0.path == "/backend-api/codex/responses" }
             try #require(toolTurn.count == 2)
-            #expect(String(decoding: toolTurn[1].body, as: UTF8.self).contains("\"function_call_output\""))
+            let followUp = try #require(try JSONSerialization.jsonObject(with: toolTurn[1].body) as? [String: Any])
+            let items = followUp["input"] as? [[String: Any]] ?? []
+            #expect(items.contains { $0["type"] as? String == "function_call_output" })
+            // Codex 0.163.0 replays its reasoning item with the rs_ id and encrypted_content, so the
+            // emulator must accept rs_ ids that carry content (§4.7 only rejects bare references).
+            #expect(items.contains { $0["type"] as? String == "reasoning" && ($0["id"] as? String)?.hasPrefix("rs_") == true })
             #expect(toolTurn[0].header("x-codex-turn-state") == nil)
             #expect(toolTurn[1].header("x-codex-turn-state")?.hasPrefix("ts_") == true, "Codex echoes the turn state within a turn (§4.6)")
         }
@@ -142,6 +165,66 @@ struct CodexCLIConformanceTests {
         }
     }
 
+    @Test(
+        "Over a WebSocket, Codex prewarms, chains previous_response_id, completes a tool turn without falling back, and recovers from a 401 handshake",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func webSocketTurn() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with { emulator in
+            // given an auth.json with emulator-issued tokens and a WebSocket-capable provider
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator, webSockets: true)
+            // when
+            let result = try await runExec(
+                codex, #"use tool exec_command {"cmd":"echo ws-tool-ok","login":false,"yield_time_ms":1000}"#, home: home, environment: home.environment(for: emulator)
+            )
+            // then
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            #expect(result.stdout.contains("The tool returned:") && result.stdout.contains("ws-tool-ok"))
+            let model = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
+            #expect(model.filter { $0.method == "GET" }.count == 1, "one socket, no reconnects")
+            #expect(model.filter { $0.method == "POST" }.isEmpty, "no HTTP fallback")
+            #expect(model.first?.header("openai-beta")?.contains("responses_websockets=") == true)
+            let frames = model.filter { $0.method == "WS" }.compactMap {
+                try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any]
+            }
+            try #require(frames.count >= 3, "prewarm, turn, tool follow-up")
+            #expect(frames.allSatisfy { $0["type"] as? String == "response.create" })
+            #expect(frames[0]["generate"] as? Bool == false)
+            #expect(frames.dropFirst().allSatisfy { ($0["previous_response_id"] as? String)?.hasPrefix("resp_") == true })
+
+            // when the access token expires, the handshake's 401 makes Codex refresh and reconnect
+            await emulator.expireAccessTokens()
+            let again = try await runExec(codex, "after expiry", home: home, environment: home.environment(for: emulator))
+            #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
+            #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "after expiry")))
+            #expect(await emulator.refreshGrantsServed == 1)
+        }
+    }
+
+    @Test(
+        "When the upgrade is answered 426, Codex falls back to HTTP and still completes the turn",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func webSocketFallback() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(acceptsWebSockets: false)) { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator, webSockets: true)
+            let result = try await runExec(codex, "fall back please", home: home, environment: home.environment(for: emulator))
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            #expect(result.stdout.contains(ChappieEmulator.defaultReply(for: "fall back please")))
+            let model = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
+            #expect(model.contains { $0.method == "GET" })
+            #expect(model.contains { $0.method == "POST" })
+        }
+    }
+
     private func runExec(_ codex: String, _ prompt: String, home: Home, environment: [String: String]) async throws
         -> Subprocess.Result
     {
@@ -150,6 +233,9 @@ struct CodexCLIConformanceTests {
             environment: environment, currentDirectory: home.workspace, timeout: 120
         )
         #expect(!result.timedOut)
+        if let path = ProcessInfo.processInfo.environment["CHAPPIE_CODEX_STDERR_LOG"] {
+            try? result.stderr.write(toFile: path, atomically: true, encoding: .utf8)
+        }
         return result
     }
 }

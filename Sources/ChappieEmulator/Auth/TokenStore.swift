@@ -37,6 +37,7 @@ actor TokenStore {
         case active
         case used
         case revoked
+        case expired
     }
 
     private struct AccessRecord {
@@ -91,6 +92,7 @@ actor TokenStore {
         switch refreshTokens[refreshToken] {
         case .none, .revoked?: return .failure(.refreshTokenInvalidated)
         case .used?: return .failure(.refreshTokenReused)
+        case .expired?: return .failure(.refreshTokenExpired)
         case .active?:
             refreshTokens[refreshToken] = .used
             refreshGrantsServed += 1
@@ -149,6 +151,11 @@ actor TokenStore {
     /// Revokes every access token issued so far.
     func revokeAllAccessTokens() {
         for key in accessTokens.keys { accessTokens[key]?.revoked = true }
+    }
+
+    /// Expires every refresh token that is still usable.
+    func expireAllRefreshTokens() {
+        for (key, state) in refreshTokens where state == .active { refreshTokens[key] = .expired }
     }
 
     /// Revokes every refresh token issued so far (a server-side sign-out).

@@ -22,6 +22,9 @@ struct HTTPResponse: Sendable {
         /// Chunks written and flushed one by one, waiting `interval` before each (nil = no wait),
         /// then `ending`.
         case stream(chunks: [Data], ending: StreamEnding, interval: Duration? = nil)
+        /// A `101 Switching Protocols` upgrade (RFC 6455 §4.2.2): after the head, `session` runs
+        /// on the connection's thread with the upgraded socket; the connection closes when it returns.
+        case webSocket(session: @Sendable (WebSocketConnection) -> Void)
     }
 
     /// Status code, e.g. 200.
@@ -62,8 +65,8 @@ struct HTTPResponse: Sendable {
         static let json = "application/json"
         static let html = "text/html; charset=utf-8"
         static let reasons: [Int: String] = [
-            100: "Continue", 200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 410: "Gone",
+            100: "Continue", 101: "Switching Protocols", 200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 405: "Method Not Allowed", 426: "Upgrade Required", 408: "Request Timeout", 410: "Gone",
             413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
             429: "Too Many Requests", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
             501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 505: "HTTP Version Not Supported",

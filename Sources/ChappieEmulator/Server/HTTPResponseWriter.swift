@@ -1,12 +1,12 @@
 import Foundation
-import Glibc
 
 /// Serialises ``HTTPResponse`` values onto a socket (RFC 9112 §4, §6, §7.1): a buffered body with
 /// `Content-Length`, or a stream with `Transfer-Encoding: chunked` where every chunk is sent (and so
 /// flushed, with Nagle disabled) as soon as it is written.
 enum HTTPResponseWriter {
     /// Writes `response` to `fd`. Returns false when the peer went away or the connection must
-    /// close afterwards for another reason (the ending asked for it, or `close` is true).
+    /// close afterwards for another reason (the ending asked for it, or `close` is true). For a
+    /// WebSocket upgrade it writes only the head and returns whether that succeeded.
     static func write(_ response: HTTPResponse, to fd: Int32, close: Bool) -> Bool {
         var keepOpen = !close && !response.closeConnection
         var head = "HTTP/1.1 \(response.status) \(HTTPResponse.reasonPhrase(response.status))\r\n"
@@ -19,6 +19,10 @@ enum HTTPResponseWriter {
             head += "\r\n"
             guard SocketIO.sendAll(fd, Array(head.utf8) + Array(data)) else { return false }
             return keepOpen
+        case .webSocket:
+            // 101 Switching Protocols: the head only; the caller then hands the socket to the session.
+            head += "\r\n"
+            return SocketIO.sendAll(fd, Array(head.utf8))
         case .stream(let chunks, let ending, let interval):
             if ending != .finish { keepOpen = false }
             head += "\(Wire.transferEncoding): chunked\r\n"
@@ -26,7 +30,7 @@ enum HTTPResponseWriter {
             head += "\r\n"
             guard SocketIO.sendAll(fd, Array(head.utf8)) else { return false }
             for chunk in chunks where !chunk.isEmpty {
-                if let interval { pause(interval) }
+                if let interval { ThreadPause.pause(interval) }
                 let framed = Array(String(chunk.count, radix: 16).utf8) + [0x0D, 0x0A] + Array(chunk) + [0x0D, 0x0A]
                 guard SocketIO.sendAll(fd, framed) else { return false }
             }
@@ -41,14 +45,6 @@ enum HTTPResponseWriter {
             }
             return keepOpen
         }
-    }
-
-    /// Blocks this connection thread (never a cooperative-pool thread) for `duration`.
-    private static func pause(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var remaining = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var left = timespec()
-        while nanosleep(&remaining, &left) != 0, errno == EINTR { remaining = left }
     }
 
     /// An IMF-fixdate for the `Date` header (RFC 9110 §5.6.7).

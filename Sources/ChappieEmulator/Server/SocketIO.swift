@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Blocking socket reads and writes on a connected TCP socket.
 ///
@@ -10,7 +14,7 @@ enum SocketIO {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBufferPointer { buffer in
-                send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                send(fd, buffer.baseAddress! + offset, buffer.count - offset, SocketConstants.sendFlags)
             }
             if sent < 0 {
                 if errno == EINTR { continue }
@@ -40,8 +44,10 @@ enum SocketIO {
         while let bytes = receive(fd, maximumBytes: 4096), !bytes.isEmpty {}
     }
 
-    /// Disables Nagle's algorithm so each streamed event leaves at once.
+    /// Disables Nagle's algorithm so each streamed event leaves at once (and, on Darwin, turns off
+    /// `SIGPIPE` for the socket).
     static func disableNagle(_ fd: Int32) {
+        SocketConstants.suppressSIGPIPE(fd)
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }

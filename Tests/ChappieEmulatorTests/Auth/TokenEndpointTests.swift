@@ -149,6 +149,19 @@ struct TokenEndpointTests {
         }
     }
 
+    @Test("An expired refresh token is 401 refresh_token_expired")
+    func refreshExpired() async throws {
+        try await withEmulator { emulator, http in
+            let tokens = await emulator.issueTokens()
+            await emulator.expireRefreshTokens()
+            let answer = try await http.postJSON("/oauth/token", [
+                "client_id": Self.clientID, "grant_type": "refresh_token", "refresh_token": tokens.refreshToken,
+            ])
+            #expect(answer.status == 401)
+            #expect((answer.json["error"] as? [String: Any])?["code"] as? String == "refresh_token_expired")
+        }
+    }
+
     @Test("A revoked access token stops working on the backend")
     func revokeAccessToken() async throws {
         try await withEmulator { emulator, http in

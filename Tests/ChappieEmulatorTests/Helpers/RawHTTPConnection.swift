@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs blocking socket work on its own thread, so a test never parks a thread of the small
 /// cooperative pool (2 cores here) that the emulator's handlers also need.
@@ -18,7 +22,13 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`.
     init(port: Int) throws {
+        #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -31,6 +41,12 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    #if canImport(Glibc)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+
     /// Sends raw bytes.
     func write(_ text: String) { write(Array(text.utf8)) }
 
@@ -38,14 +54,14 @@ final class RawHTTPConnection: @unchecked Sendable {
     func write(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBufferPointer { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBufferPointer { send(fd, $0.baseAddress! + offset, bytes.count - offset, Self.sendFlags) }
             if sent <= 0 { return }
             offset += sent
         }
     }
 
     /// Closes the connection now.
-    func closeNow() { shutdown(fd, Int32(SHUT_RDWR)) }
+    func closeNow() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
 
     /// A parsed response.
     struct Response: Sendable {
@@ -85,6 +101,60 @@ final class RawHTTPConnection: @unchecked Sendable {
             buffer.removeFirst(length)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Sends one masked WebSocket frame (RFC 6455 §5.2), as a client must.
+    func writeFrame(opcode: UInt8, _ payload: [UInt8], final: Bool = true) {
+        var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        write(frame)
+    }
+
+    /// Sends a text message, optionally split into two fragments.
+    func writeText(_ text: String, fragmented: Bool = false) {
+        let bytes = Array(text.utf8)
+        guard fragmented, bytes.count > 1 else { return writeFrame(opcode: 1, bytes) }
+        writeFrame(opcode: 1, Array(bytes.prefix(bytes.count / 2)), final: false)
+        writeFrame(opcode: 0, Array(bytes.dropFirst(bytes.count / 2)))
+    }
+
+    /// Reads one server frame: opcode and payload; nil when the connection ended.
+    func readFrame() -> (opcode: UInt8, payload: [UInt8])? {
+        guard fill(2) else { return nil }
+        let opcode = buffer[0] & 0x0F
+        var length = Int(buffer[1] & 0x7F)
+        var offset = 2
+        if length == 126 {
+            guard fill(4) else { return nil }
+            length = Int(buffer[2]) << 8 | Int(buffer[3])
+            offset = 4
+        } else if length == 127 {
+            guard fill(10) else { return nil }
+            length = (2..<10).reduce(0) { $0 << 8 | Int(buffer[$1]) }
+            offset = 10
+        }
+        guard fill(offset + length) else { return nil }
+        let payload = Array(buffer[offset..<offset + length])
+        buffer.removeFirst(offset + length)
+        return (opcode, payload)
+    }
+
+    /// Reads text frames until one whose JSON `type` is `type` (inclusive); returns them as events.
+    func readEvents(until type: String) -> [SSEEvent] {
+        var events = [SSEEvent]()
+        while let frame = readFrame(), frame.opcode == 1 {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(frame.payload)) as? [String: Any] else { break }
+            events.append(SSEEvent(name: object["type"] as? String ?? "", data: object))
+            if object["type"] as? String == type { break }
+        }
+        return events
     }
 
     /// True when the server has closed the connection (reads EOF).

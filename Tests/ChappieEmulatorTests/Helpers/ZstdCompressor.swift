@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Compresses with the system libzstd (loaded with `dlopen`), to build the request bodies Codex
 /// sends with `Content-Encoding: zstd` (PROTOCOL §4.2).

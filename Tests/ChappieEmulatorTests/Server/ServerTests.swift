@@ -29,6 +29,30 @@ struct ServerTests {
         }
     }
 
+    @Test("Pipelined requests sent in one write are answered in order")
+    func pipelining() async throws {
+        try await withEmulator { emulator, _ in
+            let connection = try RawHTTPConnection(port: emulator.port)
+            connection.write("GET /codex/device HTTP/1.1\r\nHost: x\r\n\r\nGET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
+            let first = await offPool { connection.readResponse() }
+            let second = await offPool { connection.readResponse() }
+            #expect(first?.status == 200)
+            #expect(second?.status == 404)
+        }
+    }
+
+    @Test("An HTTP/1.0 request without keep-alive gets Connection: close and the socket closes")
+    func http10() async throws {
+        try await withEmulator { emulator, _ in
+            let connection = try RawHTTPConnection(port: emulator.port)
+            connection.write("GET /codex/device HTTP/1.0\r\n\r\n")
+            let response = await offPool { connection.readResponse() }
+            #expect(response?.status == 200)
+            #expect(response?.headers["connection"] == "close")
+            #expect(await offPool { connection.isClosedByServer() })
+        }
+    }
+
     @Test("A chunked request body is reassembled")
     func chunkedRequestBody() async throws {
         try await withEmulator { emulator, _ in
@@ -103,6 +127,42 @@ struct ServerTests {
         await emulator.shutdown()
         #expect(await offPool { staying.readResponse() } == nil)
         #expect((try? RawHTTPConnection(port: emulator.port)) == nil)
+    }
+
+    @Test("Random garbage on many connections never takes the emulator down")
+    func garbage() async throws {
+        try await withEmulator { emulator, http in
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<64 {
+                let connection = try RawHTTPConnection(port: emulator.port)
+                let length = Int.random(in: 1...2048, using: &generator)
+                var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                if round % 2 == 0 { bytes = Array("POST /oauth/token HTTP/1.1\r\n".utf8) + bytes }
+                connection.write(bytes)
+                if round % 3 == 0 { connection.closeNow() }
+            }
+            #expect(try await http.get("/codex/device").status == 200)
+        }
+    }
+
+    @Test("Forty concurrent streamed responses on one emulator all complete")
+    func concurrentStreams() async throws {
+        try await withEmulator { emulator, http in
+            let tokens = await emulator.issueTokens()
+            let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let answer = try await http.postJSON(
+                            "/backend-api/codex/responses", EmulatorHTTPClient.responsesBody("n\(index)"), bearer: tokens.accessToken)
+                        let text = answer.events.filter { $0.type == "response.output_text.delta" }
+                            .compactMap { $0.data["delta"] as? String }.joined()
+                        return answer.events.last?.type == "response.completed" && text == ChappieEmulator.defaultReply(for: "n\(index)")
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(completed == 40)
+        }
     }
 
     @Test("Many emulators run side by side on distinct ports")

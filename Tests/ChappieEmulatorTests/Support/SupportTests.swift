@@ -18,6 +18,19 @@ struct SupportTests {
         #expect(hex == expected)
     }
 
+    @Test("SHA-1 matches the RFC 3174 test vectors", arguments: [
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+    ])
+    func sha1Vectors(input: String, expected: String) {
+        #expect(SHA1.digest(Array(input.utf8)).map { String(format: "%02x", $0) }.joined() == expected)
+    }
+
+    @Test("The WebSocket accept value matches the RFC 6455 §1.3 example")
+    func webSocketAccept() {
+        #expect(WebSocketConnection.acceptValue(forKey: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
     @Test("SHA-256 of a million 'a' matches the long test vector")
     func sha256Million() {
         let hex = SHA256.digest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)).map { String(format: "%02x", $0) }

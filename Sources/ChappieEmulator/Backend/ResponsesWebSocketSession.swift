@@ -1,0 +1,158 @@
+import Foundation
+
+/// One Responses WebSocket connection (PROTOCOL §6.2–6.3): each `response.create` text frame is
+/// answered with the same events as the SSE stream, one JSON object per text frame, preceded by a
+/// `codex.rate_limits` event. The session keeps the last response's full input and output, so a
+/// frame with `previous_response_id` only carries the new input items, even with `store:false`.
+/// `"generate": false` (prewarm) answers `response.created` + `response.completed` with no output.
+/// Errors become `{"type":"error","status":…,"error":{…}}` events. Runs on the connection thread.
+final class ResponsesWebSocketSession {
+    private let services: EmulatorServices
+    private let connection: WebSocketConnection
+    private var previous: (id: String, items: [JSONValue])?
+
+    /// Creates a session over an upgraded connection.
+    init(services: EmulatorServices, connection: WebSocketConnection) {
+        self.services = services
+        self.connection = connection
+    }
+
+    /// Serves frames until the peer leaves or a fault ends the connection.
+    func run() {
+        let services = self.services
+        while case .text(let text) = connection.receive() {
+            BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
+            guard handle(text) else { return }
+        }
+    }
+
+    /// Answers one frame; false when the connection must end.
+    private func handle(_ text: String) -> Bool {
+        guard let frame = JSONValue.parse(Data(text.utf8)), let members = frame.objectMembers else {
+            return sendError(status: 400, code: Wire.invalidJSONCode, message: Wire.invalidJSON)
+        }
+        guard frame[Wire.type]?.stringValue == Wire.responseCreate else {
+            return sendError(status: 400, code: Wire.unknownEventCode, message: Wire.unknownEvent)
+        }
+        var body = members.filter { !Wire.frameOnlyKeys.contains($0.0) }
+        if !body.contains(where: { $0.0 == Wire.stream }) { body.append((Wire.stream, true)) }
+        if let previousID = frame[Wire.previousResponseID]?.stringValue {
+            guard let previous, previous.id == previousID else {
+                return sendError(status: 400, code: Wire.previousNotFoundCode, message: Wire.previousNotFound(previousID))
+            }
+            let newItems = frame[Wire.input]?.arrayValue ?? []
+            body.removeAll { $0.0 == Wire.input }
+            body.append((Wire.input, .array(previous.items + newItems)))
+        }
+        let request: ResponsesRequest
+        switch ResponsesRequestValidator.validate(.object(body)) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return sendError(status: 400, code: Wire.invalidRequestCode, message: failure.detail)
+        }
+        let services = self.services
+        if frame[Wire.generate]?.boolValue == false {
+            var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
+            stream.begin()
+            stream.complete()
+            return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true)
+        }
+        let composed = BlockingBridge.run {
+            let reply = await services.replies.next() ?? ScriptedModel.reply(to: request)
+            return await ScriptedResponse.compose(reply, for: request, services: services)
+        }
+        switch composed {
+        case .error(let status, let body, let headers):
+            return sendErrorEvent(status: status, body: body, headers: headers)
+        case .stream(let stream, let ending, let interval):
+            return send(stream, ending: ending, interval: interval, request: request, skippingProgress: false)
+        }
+    }
+
+    private func send(
+        _ stream: ResponseEventStream, ending: HTTPResponse.StreamEnding, interval: Duration?, request: ResponsesRequest,
+        skippingProgress: Bool
+    ) -> Bool {
+        let services = self.services
+        let snapshot = BlockingBridge.run { await services.usage.snapshot() }
+        guard connection.sendText(rateLimitsEvent(snapshot).serialized) else { return false }
+        for event in stream.events where !(skippingProgress && event.type == Wire.inProgress) {
+            if let interval { ThreadPause.pause(interval) }
+            guard connection.sendText(event.payload) else { return false }
+        }
+        switch ending {
+        case .finish:
+            previous = (stream.responseID, request.input + stream.output)
+            return true
+        case .finishAndClose:
+            connection.sendClose(code: Wire.normalClosure)
+            return false
+        case .abort:
+            return false
+        case .stall:
+            connection.waitUntilClosed()
+            return false
+        }
+    }
+
+    /// The WebSocket-only `codex.rate_limits` event (PROTOCOL §6.2).
+    private func rateLimitsEvent(_ snapshot: UsageMeter.Snapshot) -> JSONValue {
+        func window(_ percent: Int, _ seconds: Int, _ resetAt: Int) -> JSONValue {
+            ["used_percent": .int(percent), "window_minutes": .int(seconds / 60), "reset_at": .int(resetAt)]
+        }
+        let reached = snapshot.primaryUsedPercent >= 100
+        return [
+            Wire.type: "codex.rate_limits",
+            "plan_type": .string(services.configuration.account.planType),
+            "rate_limits": [
+                "allowed": .bool(!reached),
+                "limit_reached": .bool(reached),
+                "primary": window(snapshot.primaryUsedPercent, UsageMeter.primaryWindowSeconds, snapshot.primaryResetAt),
+                "secondary": window(snapshot.secondaryUsedPercent, UsageMeter.secondaryWindowSeconds, snapshot.secondaryResetAt),
+            ],
+            "code_review_rate_limits": .null,
+            "credits": ["has_credits": false, "unlimited": false, "balance": "0"],
+            "promo": .null,
+        ]
+    }
+
+    private func sendError(status: Int, code: String, message: String) -> Bool {
+        let body: JSONValue = [
+            Wire.type: "error", "status": .int(status),
+            "error": ["type": "invalid_request_error", "code": .string(code), "message": .string(message)],
+        ]
+        return connection.sendText(body.serialized)
+    }
+
+    /// An HTTP-style error as a WebSocket error event; a JSON body's `error` object (or the FastAPI
+    /// `detail`) becomes `error`, headers go into `headers`.
+    private func sendErrorEvent(status: Int, body: String, headers: [(name: String, value: String)]) -> Bool {
+        let parsed = JSONValue.parse(Data(body.utf8))
+        let error: JSONValue = parsed?["error"]?.objectMembers != nil ? parsed!["error"]!
+            : ["message": .string(parsed?["detail"]?.stringValue ?? body)]
+        let event: JSONValue = [
+            Wire.type: "error", "status": .int(status), "error": error,
+            "headers": .object(headers.map { ($0.name, .string($0.value)) }),
+        ]
+        return connection.sendText(event.serialized)
+    }
+
+    private enum Wire {
+        static let path = "/backend-api/codex/responses"
+        static let type = "type"
+        static let input = "input"
+        static let stream = "stream"
+        static let generate = "generate"
+        static let previousResponseID = "previous_response_id"
+        static let responseCreate = "response.create"
+        static let inProgress = "response.in_progress"
+        static let frameOnlyKeys: Set<String> = ["type", "generate", "previous_response_id", "client_metadata"]
+        static let normalClosure: UInt16 = 1000
+        static let invalidJSONCode = "invalid_json"
+        static let invalidJSON = "The frame is not a JSON object."
+        static let unknownEventCode = "unknown_event_type"
+        static let unknownEvent = "Only response.create events are supported."
+        static let invalidRequestCode = "invalid_request"
+        static let previousNotFoundCode = "previous_response_not_found"
+        static func previousNotFound(_ id: String) -> String { "Previous response with id '\(id)' not found." }
+    }
+}
