@@ -1,3 +1,5 @@
+import ChappieEmulator
+import ChappieSDKTesting
 import Foundation
 import Testing
 @testable import ChappieSDK
@@ -63,5 +65,47 @@ struct UsageLimitTests {
         #expect(ChappieRateLimitBackoffPolicy(maxRetries: -3).maxRetries == 0)
         #expect(ChappieRateLimitBackoffPolicy.disabled.maxRetries == 0)
         #expect(ChappieStreamingTransportPolicy.httpSSEOnly == ChappieStreamingTransportPolicy(prefersWebSocket: false, maxWebSocketReconnectionAttempts: 0))
+    }
+}
+
+@Suite("Usage limits against the emulator")
+struct UsageEmulatorTests {
+    @Test("a usage limit reached mid-conversation is usageLimitReached with plan and reset time; the transcript keeps earlier turns")
+    func midConversation() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            _ = try await client.send("first turn")
+            await emulator.enqueue(.usageLimitReached(resetsInSeconds: 3600))
+            let error = await #expect(throws: ChappieClientError.self) { try await client.send("second turn") }
+            guard case .usageLimitReached(let limit) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(limit.plan?.displayName == "Plus")
+            let resetsAt = try #require(limit.resetsAt)
+            #expect(abs(resetsAt.timeIntervalSinceNow - 3600) < 120)
+            #expect(await client.context().messageCount == 2)
+            #expect(await responseRequests(emulator).count == 2)
+        }
+    }
+
+    @Test("usage grows with use and every response's headers carry a snapshot")
+    func growsWithUse() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            let before = try await client.usageLimits()
+            var snapshots: [ChappieUsageLimitSnapshot] = []
+            for try await event in client.stream("count me") { if case .usageLimits(let s) = event { snapshots.append(s) } }
+            let after = try await client.usageLimits()
+            #expect((after.primary?.usedPercent ?? 0) > (before.primary?.usedPercent ?? 0))
+            #expect(snapshots.first?.primary?.windowMinutes == 300)
+            await emulator.setPrimaryUsedPercent(87)
+            #expect(try await client.usageLimits().primary?.usedPercent == 87)
+        }
+    }
+
+    @Test("a payload whose primary window is the weekly one is classified by duration")
+    func weeklyPrimary() throws {
+        let json = #"{"plan_type":"pro","rate_limit":{"primary_window":{"used_percent":60,"limit_window_seconds":604800,"reset_after_seconds":1,"reset_at":1700600000},"secondary_window":{"used_percent":10,"limit_window_seconds":18000,"reset_after_seconds":1,"reset_at":1700010000}}}"#
+        let snapshot = try UsagePayload.snapshot(from: Data(json.utf8))
+        #expect(snapshot.primary?.windowMinutes == 300)
+        #expect(snapshot.primary?.usedPercent == 10)
+        #expect(snapshot.secondary?.windowMinutes == 10080)
+        #expect(snapshot.secondary?.usedPercent == 60)
     }
 }
