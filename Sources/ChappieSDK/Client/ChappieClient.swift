@@ -123,7 +123,7 @@ public actor ChappieClient {
         var rounds = 0
         while true {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
-                                            input: requestPrefix + transcript.map(\.inputItem), tools: declaredTools,
+                                            input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
                                             reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
             let (response, head) = try await runner.runReportingHead(body: body.json, sessionID: state.threadID, emit: emit)
             if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
@@ -233,7 +233,7 @@ public actor ChappieClient {
         defer { leaveTurn() }
         let body: ChappieJSONValue = [
             "model": .string(state.model), "instructions": .string(harness.requestInstructions),
-            "input": .array(state.transcript.map(\.inputItem)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
+            "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
             "parallel_tool_calls": .bool(!declaredTools.isEmpty),
         ]
         do {
@@ -255,7 +255,7 @@ public actor ChappieClient {
             }
         }
         let request = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions,
-                                           input: requestPrefix + state.transcript.map(\.inputItem)
+                                           input: requestPrefix + ChappieTranscriptItem.replayInput(state.transcript)
                                                + [ChappieTranscriptItem.message(.user(Self.summaryPrompt)).inputItem],
                                            tools: [], reasoningEffort: nil, promptCacheKey: state.threadID)
         let response = try await runner.run(body: request.json, sessionID: state.threadID, emit: { _ in })

@@ -35,6 +35,28 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
         }
     }
 
+    /// The `input` array for `items`, with calls and outputs paired (FAILURE-CASES #33): an output
+    /// whose call is missing is dropped, and a call without an output gets a synthetic "no result"
+    /// output right after it, so a saved or interrupted history never makes the server reject the
+    /// request.
+    static func replayInput(_ items: [ChappieTranscriptItem]) -> [ChappieJSONValue] {
+        var callIDs = Set<String>()
+        var outputIDs = Set<String>()
+        for item in items {
+            if case .functionCall(let call) = item { callIDs.insert(call.callID) }
+            if case .functionCallOutput(let callID, _) = item { outputIDs.insert(callID) }
+        }
+        var input: [ChappieJSONValue] = []
+        for item in items {
+            if case .functionCallOutput(let callID, _) = item, !callIDs.contains(callID) { continue }
+            input.append(item.inputItem)
+            if case .functionCall(let call) = item, !outputIDs.contains(call.callID) {
+                input.append(ChappieTranscriptItem.functionCallOutput(callID: call.callID, output: Wire.noResult).inputItem)
+            }
+        }
+        return input
+    }
+
     /// The transcript items for a server output item; nil for kinds that are not replayed.
     static func fromOutputItem(_ item: ChappieJSONValue) -> ChappieTranscriptItem? {
         switch item[Wire.type]?.stringValue {
@@ -68,6 +90,7 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
         static let content = "content"
         static let text = "text"
         static let role = "role"
+        static let noResult = #"{"error":"no result: the call was interrupted before it finished"}"#
     }
 }
 

@@ -1,6 +1,9 @@
 import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import ChappieSDK
 
@@ -216,5 +219,48 @@ struct ToolExecutorTests {
                                     time: ChappieVirtualTime().timeSource)
         let results = try await executor.execute([ChappieFunctionCall(callID: "c", name: "nope", arguments: "{}")], emit: { _ in })
         #expect(results.first?.status == .failed)
+    }
+}
+
+@Suite("Tool history replay")
+struct ToolHistoryTests {
+    @Test("the emulator, like the real server, rejects an output whose call is missing")
+    func emulatorRejectsOrphan() async throws {
+        try await withSignedInClient { emulator, _, configuration in
+            _ = configuration
+            let body: ChappieJSONValue = ["model": "gpt-5.5", "instructions": "x", "store": false, "stream": true,
+                                          "input": [["type": "function_call_output", "call_id": "call_lost", "output": "{}"]]]
+            let tokens = await emulator.issueTokens()
+            var request = URLRequest(url: emulator.backendBaseURL.appending(path: "codex/responses"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(body.jsonString.utf8)
+            request.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
+            let (data, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 400)
+            #expect(String(decoding: data, as: UTF8.self).contains("No tool call found for function call output with call_id call_lost."))
+        }
+    }
+
+    @Test("a saved history is replayed with calls and outputs paired: orphan outputs dropped, orphan calls answered")
+    func pairing() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            let saved = ChappieClientContext(
+                sessionID: "s", threadID: UUID().uuidString, model: "gpt-5.5",
+                transcript: [.message(.user("hi")),
+                             .functionCall(ChappieFunctionCall(callID: "call_1", name: "a", arguments: "{}")),
+                             .functionCall(ChappieFunctionCall(callID: "call_2", name: "b", arguments: "{}")),
+                             .functionCallOutput(callID: "call_2", output: "two"),
+                             .functionCallOutput(callID: "call_9", output: "stray"),
+                             .reasoning(["type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"])],
+                compactedSummary: nil, createdAt: Date(), updatedAt: Date())
+            await client.resumeContext(saved)
+            _ = try await client.send("next")
+            let input = try await lastInput(emulator)
+            let outputs = input.filter { $0["type"] == "function_call_output" }.compactMap { $0["call_id"]?.stringValue }
+            #expect(outputs == ["call_1", "call_2"])
+            let reasoning = try #require(input.first { $0["type"] == "reasoning" })
+            #expect(reasoning["id"] == nil)
+            #expect(reasoning["encrypted_content"] == "enc")
+        }
     }
 }
