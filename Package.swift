@@ -23,7 +23,12 @@ let package = Package(
         .executable(name: "chappie-bench", targets: ["chappie-bench"]),
     ],
     targets: [
-        .target(name: "ChappieSDK", swiftSettings: settings),
+        .target(
+            name: "ChappieSDK",
+            // Apple's privacy manifest (no tracking; user id and email for app functionality).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: settings
+        ),
         .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK"], swiftSettings: settings),
         .target(
             name: "ChappieSDKTesting",
