@@ -51,6 +51,11 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
             swiftSettings: settings
         ),
+        .testTarget(
+            name: "ChappieSDKTestingTests",
+            dependencies: ["ChappieSDK", "ChappieSDKTesting"],
+            swiftSettings: settings
+        ),
         .testTarget(name: "ChappieCLITests", dependencies: ["chappie"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         .testTarget(
