@@ -28,7 +28,8 @@ public struct ChappieSecretServiceCredentialStore: ChappieCredentialStore {
 
     private let library: Result<LibSecret, ChappieCredentialStoreError>
 
-    /// Creates a store. Nothing is loaded or contacted until the first call.
+    /// Creates a store. The first store created loads libsecret (once per process); the Secret
+    /// Service is contacted only by the first load, save or delete.
     /// - Parameter schemaName: the libsecret schema name; keep the default unless two apps of
     ///   yours must not see each other's items.
     public init(schemaName: String = defaultSchemaName) {

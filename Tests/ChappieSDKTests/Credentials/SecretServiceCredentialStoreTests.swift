@@ -73,6 +73,29 @@ struct SecretServiceCredentialStoreTests {
         #expect(try await store.loadCredential(for: other) == nil)
     }
 
+    @Test("other Secret Service clients find the item by schema, service and account",
+          .enabled(if: secretServiceRunning && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool")))
+    func visibleToSecretTool() async throws {
+        // given
+        let store = ChappieSecretServiceCredentialStore()
+        let credential = ChappieAuthFixtures.credential()
+        try await store.saveCredential(credential, for: key)
+        // when
+        let lookup = Process()
+        lookup.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        lookup.arguments = ["lookup", "xdg:schema", ChappieSecretServiceCredentialStore.defaultSchemaName,
+                            "service", key.service, "account", key.account]
+        let output = Pipe()
+        lookup.standardOutput = output
+        try lookup.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        lookup.waitUntilExit()
+        // then
+        #expect(lookup.terminationStatus == 0)
+        #expect(try JSONDecoder().decode(ChappieCredential.self, from: data) == credential)
+        try await store.deleteCredential(for: key)
+    }
+
     @Test("a schema name keeps items apart", .enabled(if: secretServiceRunning))
     func schemasAreSeparate() async throws {
         let store = ChappieSecretServiceCredentialStore()
