@@ -133,37 +133,73 @@ struct SecretServiceCredentialStoreTests {
     @Test("with no D-Bus session the store fails with a clear error instead of crashing")
     func noSessionBus() throws {
         // The session bus connection is process-wide in GLib, so the check runs in a child process
-        // (this test binary, filtered to `noSessionBusChild`) whose bus address points nowhere.
-        // given
-        let report = FileManager.default.temporaryDirectory.appending(path: "chappie-no-bus-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: report) }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "SecretServiceCredentialStoreTests/noSessionBusChild"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/chappie-no-bus"
-        environment["DISPLAY"] = nil
-        environment["CHAPPIE_SECRET_SERVICE_CHILD_REPORT"] = report.path
-        child.environment = environment
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        // when
-        try child.run()
-        child.waitUntilExit()
-        // then
-        #expect(child.terminationReason == .exit)
-        #expect(child.terminationStatus == 0)
-        let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").map(String.init)
+        // (this test binary, filtered to `noSecretServiceChild`) whose bus address points nowhere.
+        let lines = try Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/chappie-no-bus"])
         #expect(lines.count == 3)
         for line in lines {
             #expect(line.hasPrefix("unavailable: "))
-            #expect(line.contains("Secret Service") || line.contains("libsecret is not installed"))
+            #expect(line.contains("Secret Service: Could not connect") || line.contains("libsecret is not installed"))
             #expect(!line.contains("rt_fixture_"))
         }
     }
 
-    @Test("child process of the no-D-Bus test", .enabled(if: childReportPath != nil))
-    func noSessionBusChild() async throws {
+    @Test("on a D-Bus session with no Secret Service the store fails with a clear error",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-run-session")))
+    func busWithoutSecretService() throws {
+        // given: a private session bus that can activate no service at all
+        let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-bare-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appending(path: "services"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appending(path: "session.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:tmpdir=\(folder.path)</listen>
+              <servicedir>\(folder.appending(path: "services").path)</servicedir>
+              <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        // when
+        let lines = try Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": nil],
+                                      wrapper: ["/usr/bin/dbus-run-session", "--config-file=\(config.path)", "--"])
+        // then
+        #expect(lines.count == 3)
+        for line in lines {
+            #expect(line.hasPrefix("unavailable: "))
+            #expect(line.contains("org.freedesktop.secrets") || line.contains("libsecret is not installed"))
+        }
+    }
+
+    /// Runs `noSecretServiceChild` in a child copy of this test binary, with `environment` changes
+    /// and an optional wrapper command, and returns the lines it reported.
+    private static func runChild(environment changes: [String: String?], wrapper: [String] = []) throws -> [String] {
+        let report = FileManager.default.temporaryDirectory.appending(path: "chappie-no-secret-service-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let testBinary = CommandLine.arguments[0]
+        let command = wrapper + [testBinary, "--testing-library", "swift-testing",
+                                 "--filter", "SecretServiceCredentialStoreTests/noSecretServiceChild"]
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: command[0])
+        child.arguments = Array(command.dropFirst())
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        environment["CHAPPIE_SECRET_SERVICE_TESTS"] = nil
+        environment["CHAPPIE_SECRET_SERVICE_CHILD_REPORT"] = report.path
+        for (name, value) in changes { environment[name] = value }
+        child.environment = environment
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        child.waitUntilExit()
+        #expect(child.terminationReason == .exit)
+        #expect(child.terminationStatus == 0)
+        return try String(contentsOf: report, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    @Test("child process of the no-Secret-Service tests", .enabled(if: childReportPath != nil))
+    func noSecretServiceChild() async throws {
         let store = ChappieSecretServiceCredentialStore()
         let credential = ChappieAuthFixtures.credential()
         var lines: [String] = []
