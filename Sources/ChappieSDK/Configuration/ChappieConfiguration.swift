@@ -22,7 +22,8 @@ public struct ChappieConfiguration: Sendable {
     public var streamingTransportPolicy: ChappieStreamingTransportPolicy
     /// The auth issuer and backend base URLs; the real OpenAI hosts by default.
     public var endpoints: ChappieEndpoints
-    /// Where the credential lives. Default: the Keychain on Apple platforms, the file store on Linux.
+    /// Where the credential lives. Default: the Keychain on Apple platforms, the file store on Linux;
+    /// on Linux desktops pass `ChappieSecretServiceCredentialStore()` to use the keyring instead.
     public var credentialStore: any ChappieCredentialStore
     /// Value of the `originator` header that identifies the calling app to the backend.
     public var originator: String
