@@ -73,6 +73,12 @@ extension ChappieEmulator {
         await services.tokens.revokeAllRefreshTokens()
     }
 
+    /// Queues `fault` for the next `refresh_token` grant (FIFO), e.g. ``RefreshFault/reused`` to
+    /// make the next refresh answer 401 `refresh_token_reused` whatever token it presents.
+    public func enqueueRefreshFault(_ fault: RefreshFault) async {
+        await services.refreshFaults.enqueue(fault)
+    }
+
     /// Number of successful `refresh_token` grants served so far.
     public var refreshGrantsServed: Int {
         get async { await services.tokens.refreshGrantsServed }
@@ -94,6 +100,27 @@ extension ChappieEmulator {
     /// Number of queued replies not yet used.
     public var queuedReplyCount: Int {
         get async { await services.replies.count }
+    }
+
+    /// Queues `fault` for the next Responses WebSocket handshake (FIFO): refuse it (e.g. 426),
+    /// or accept and close at once (e.g. 1008) or drop.
+    public func enqueueWebSocketFault(_ fault: WebSocketFault) async {
+        await services.webSocketFaults.enqueue(fault)
+    }
+
+    // MARK: Connection closes
+
+    /// Waits for the next stream the client closed (FAILURE-CASES 38) and returns it. Records
+    /// are handed out in order, each once; one recorded before the call is returned at once.
+    /// Returns nil once the emulator has shut down. Bound the wait in a test, e.g. with a task
+    /// group racing a deadline.
+    public func nextClosedStream() async -> ClosedStream? {
+        await services.closedStreams.next()
+    }
+
+    /// Number of client-closed streams recorded so far.
+    public var closedStreamCount: Int {
+        get async { await services.closedStreams.count }
     }
 
     // MARK: Usage

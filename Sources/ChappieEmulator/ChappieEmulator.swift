@@ -19,8 +19,12 @@ import Foundation
 /// Test controls: ``approve(userCode:)``, ``deny(userCode:)``, ``expire(userCode:)``,
 /// ``nextDeviceCode()``, ``issueTokens(accessTokenLifetime:)``, ``expireAccessTokens()``,
 /// ``revokeAllAccessTokens()``, ``expireRefreshTokens()``, ``revokeAllRefreshTokens()``,
-/// ``enqueue(_:)`` with a ``ScriptedReply``, ``setPrimaryUsedPercent(_:)``, ``recordedRequests()``,
-/// and the counters ``refreshGrantsServed`` and ``tokenEndpointCalls``.
+/// ``enqueue(_:)`` with a ``ScriptedReply``, ``enqueueRefreshFault(_:)``, ``enqueueWebSocketFault(_:)``,
+/// ``setPrimaryUsedPercent(_:)``, ``recordedRequests()``, ``nextClosedStream()``, and the counters
+/// ``refreshGrantsServed``, ``tokenEndpointCalls`` and ``closedStreamCount``.
+///
+/// Faults are per request (each queued fault is used once, FIFO). The emulator holds one
+/// account, ``Configuration/account``, so every fault is also "for that account".
 public final class ChappieEmulator: Sendable {
     /// The bound TCP port on 127.0.0.1.
     public let port: Int
@@ -77,6 +81,7 @@ public final class ChappieEmulator: Sendable {
     public func shutdown() async {
         await listener.shutdown()
         await services.deviceAuthorizations.finishWaiters()
+        await services.closedStreams.finish()
     }
 
     /// Why ``start(_:)`` failed.

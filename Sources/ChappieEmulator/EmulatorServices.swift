@@ -15,6 +15,12 @@ final class EmulatorServices: Sendable {
     let usage: UsageMeter
     /// Every request received, for assertions.
     let recorder: RequestRecorder
+    /// Streams the client closed, for ``ChappieEmulator/nextClosedStream()``.
+    let closedStreams = ClosedStreamLog()
+    /// Faults for the next WebSocket handshakes.
+    let webSocketFaults = FaultQueue<ChappieEmulator.WebSocketFault>()
+    /// Faults for the next refresh grants.
+    let refreshFaults = FaultQueue<ChappieEmulator.RefreshFault>()
     private let issuerBox = LockedBox("http://127.0.0.1")
 
     /// Creates fresh state for `configuration`.

@@ -33,10 +33,15 @@ actor TokenStore {
         case refreshTokenExpired
     }
 
-    private enum RefreshState {
+    /// The state of a refresh token.
+    enum RefreshState: Sendable {
+        /// Usable once.
         case active
+        /// Already rotated; presenting it again is `refresh_token_reused`.
         case used
+        /// Revoked; `refresh_token_invalidated`.
         case revoked
+        /// Past its lifetime; `refresh_token_expired`.
         case expired
     }
 
@@ -98,6 +103,11 @@ actor TokenStore {
             refreshGrantsServed += 1
             return .success(issue(issuer: issuer))
         }
+    }
+
+    /// Sets a known refresh token's state (a scripted fault); unknown tokens are ignored.
+    func markRefreshToken(_ token: String, as state: RefreshState) {
+        if refreshTokens[token] != nil { refreshTokens[token] = state }
     }
 
     /// Issues a new token triple directly (for tests and for grants).
