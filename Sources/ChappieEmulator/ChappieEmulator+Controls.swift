@@ -91,8 +91,10 @@ extension ChappieEmulator {
 
     // MARK: Model script
 
-    /// Queues `reply` for the next `POST /backend-api/codex/responses` that passes validation.
-    /// Replies are used in FIFO order; with none queued the scripted model answers by itself.
+    /// Queues `reply` for the next `POST /backend-api/codex/responses`, or `response.create`
+    /// frame with `generate` not false on a Responses WebSocket, that passes validation. Replies
+    /// are used in FIFO order; with none queued ``Configuration/standingReply`` answers, else the
+    /// scripted model.
     public func enqueue(_ reply: ScriptedReply) async {
         await services.replies.enqueue(reply)
     }

@@ -24,7 +24,24 @@ import Foundation
 /// ``refreshGrantsServed``, ``tokenEndpointCalls`` and ``closedStreamCount``.
 ///
 /// Faults are per request (each queued fault is used once, FIFO). The emulator holds one
-/// account, ``Configuration/account``, so every fault is also "for that account".
+/// account, ``Configuration/account``, so every fault is also "for that account". The catalogue:
+/// * Responses stream (HTTP and WebSocket), ``enqueue(_:)``: drop after N events
+///   (``ScriptedReply/disconnect(afterEvents:)``, ``ScriptedReply/cut(_:afterEvents:ending:)`` with
+///   a FIN, a TCP reset or a WebSocket close code), ``ScriptedReply/stall``, slow drip
+///   (``ScriptedReply/slowText(_:eventInterval:)``), any status with any body and headers
+///   (``ScriptedReply/httpError(status:body:headers:)``; an `error` event on a WebSocket), no answer
+///   (``ScriptedReply/dropConnection``), `response.failed`, `response.incomplete`, an `error` event
+///   (``ScriptedReply/errorEvent(status:type:code:message:)``, incl.
+///   ``ScriptedReply/webSocketConnectionLimitReached``), the usage limit, and a recorded body
+///   (``ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)``).
+/// * WebSocket handshake, ``enqueueWebSocketFault(_:)``: refuse with any status (426), close right
+///   after accept (1008), drop after accept. Always on: close 1009 for a message of 16 MiB or
+///   more, 1003 for a binary message, 1002 for an unmasked frame; ``Configuration/acceptsWebSockets``
+///   false refuses every upgrade with 426.
+/// * Refresh grants, ``enqueueRefreshFault(_:)``: `refresh_token_reused`, `_expired`,
+///   `_invalidated`, any status, no answer; and for real, a rotated token presented again.
+/// * Device flow: ``deny(userCode:)``, ``expire(userCode:)``, ``Configuration/deviceCodeLifetime``.
+/// * Observation: ``nextClosedStream()`` reports every stream the client closed.
 public final class ChappieEmulator: Sendable {
     /// The bound TCP port on 127.0.0.1.
     public let port: Int
