@@ -19,12 +19,17 @@ import Foundation
 /// Test controls: ``approve(userCode:)``, ``deny(userCode:)``, ``expire(userCode:)``,
 /// ``nextDeviceCode()``, ``issueTokens(accessTokenLifetime:)``, ``expireAccessTokens()``,
 /// ``revokeAllAccessTokens()``, ``expireRefreshTokens()``, ``revokeAllRefreshTokens()``,
-/// ``enqueue(_:)`` with a ``ScriptedReply``, ``enqueueRefreshFault(_:)``, ``enqueueWebSocketFault(_:)``,
+/// ``enqueue(_:)`` with a ``ScriptedReply`` (or ``enqueue(_:forAccountID:)``), ``enqueueRefreshFault(_:forAccountID:)``,
+/// ``enqueueWebSocketFault(_:forAccountID:)``,
 /// ``setPrimaryUsedPercent(_:)``, ``recordedRequests()``, ``nextClosedStream()``, and the counters
 /// ``refreshGrantsServed``, ``tokenEndpointCalls`` and ``closedStreamCount``.
 ///
-/// Faults are per request (each queued fault is used once, FIFO). The emulator holds one
-/// account, ``Configuration/account``, so every fault is also "for that account". The catalogue:
+/// Faults are per request (each queued fault is used once, FIFO) and optionally per account: the
+/// device flow signs in ``Configuration/account``, ``issueTokens(accessTokenLifetime:account:)``
+/// issues tokens for any other ``Account``, and ``enqueue(_:forAccountID:)``,
+/// ``enqueueRefreshFault(_:forAccountID:)`` and ``enqueueWebSocketFault(_:forAccountID:)`` target
+/// the requests made with one account's tokens. (Usage, `/wham/usage` and `/models` stay those of
+/// the configured account.) The catalogue:
 /// * Responses stream (HTTP and WebSocket), ``enqueue(_:)``: drop after N events
 ///   (``ScriptedReply/disconnect(afterEvents:)``, ``ScriptedReply/cut(_:afterEvents:ending:)`` with
 ///   a FIN, a TCP reset or a WebSocket close code), ``ScriptedReply/stall``, slow drip
@@ -34,11 +39,11 @@ import Foundation
 ///   (``ScriptedReply/errorEvent(status:type:code:message:)``, incl.
 ///   ``ScriptedReply/webSocketConnectionLimitReached``), the usage limit, and a recorded body
 ///   (``ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)``).
-/// * WebSocket handshake, ``enqueueWebSocketFault(_:)``: refuse with any status (426), close right
+/// * WebSocket handshake, ``enqueueWebSocketFault(_:forAccountID:)``: refuse with any status (426), close right
 ///   after accept (1008), drop after accept. Always on: close 1009 for a message of 16 MiB or
 ///   more, 1003 for a binary message, 1002 for an unmasked frame; ``Configuration/acceptsWebSockets``
 ///   false refuses every upgrade with 426.
-/// * Refresh grants, ``enqueueRefreshFault(_:)``: `refresh_token_reused`, `_expired`,
+/// * Refresh grants, ``enqueueRefreshFault(_:forAccountID:)``: `refresh_token_reused`, `_expired`,
 ///   `_invalidated`, any status, no answer; and for real, a rotated token presented again.
 /// * Device flow: ``deny(userCode:)``, ``expire(userCode:)``, ``Configuration/deviceCodeLifetime``.
 /// * Observation: ``nextClosedStream()`` reports every stream the client closed.

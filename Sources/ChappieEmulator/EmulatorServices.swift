@@ -10,7 +10,7 @@ final class EmulatorServices: Sendable {
     /// Authorization codes, access and refresh tokens (PROTOCOL §1.3, §2).
     let tokens: TokenStore
     /// Replies scripted by tests for the next `/responses` calls.
-    let replies: ReplyQueue
+    let replies: FaultQueue<ChappieEmulator.ScriptedReply>
     /// Per-account rate-limit usage (PROTOCOL §7).
     let usage: UsageMeter
     /// Every request received, for assertions.
@@ -31,7 +31,7 @@ final class EmulatorServices: Sendable {
             autoApproveAfterPolls: configuration.autoApproveAfterPolls
         )
         self.tokens = TokenStore(account: configuration.account, accessTokenLifetime: configuration.accessTokenLifetime)
-        self.replies = ReplyQueue()
+        self.replies = FaultQueue()
         self.usage = UsageMeter(percentPerResponse: configuration.usagePercentPerResponse)
         self.recorder = RequestRecorder()
     }

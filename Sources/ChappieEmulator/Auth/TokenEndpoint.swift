@@ -52,7 +52,8 @@ struct TokenEndpoint {
         guard let refreshToken = fields[Wire.refreshToken], !refreshToken.isEmpty else {
             return OAuthErrorBody.oauth(400, Wire.invalidRequest, Wire.missing(Wire.refreshToken))
         }
-        if let fault = await services.refreshFaults.next() {
+        let accountID = await services.tokens.accountID(ofRefreshToken: refreshToken)
+        if let fault = await services.refreshFaults.next(accountID: accountID) {
             switch fault {
             case .reused:
                 await services.tokens.markRefreshToken(refreshToken, as: .used)

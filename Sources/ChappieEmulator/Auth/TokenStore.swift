@@ -48,6 +48,7 @@ actor TokenStore {
     private struct AccessRecord {
         var expiresAt: Date
         var revoked: Bool
+        var account: ChappieEmulator.Account
     }
 
     private struct CodeRecord {
@@ -59,6 +60,7 @@ actor TokenStore {
     private let accessTokenLifetime: Int
     private var accessTokens = [String: AccessRecord]()
     private var refreshTokens = [String: RefreshState]()
+    private var refreshAccounts = [String: ChappieEmulator.Account]()
     private var codes = [String: CodeRecord]()
     /// Refresh grants answered with new tokens.
     private(set) var refreshGrantsServed = 0
@@ -101,7 +103,7 @@ actor TokenStore {
         case .active?:
             refreshTokens[refreshToken] = .used
             refreshGrantsServed += 1
-            return .success(issue(issuer: issuer))
+            return .success(issue(issuer: issuer, account: refreshAccounts[refreshToken]))
         }
     }
 
@@ -110,14 +112,17 @@ actor TokenStore {
         if refreshTokens[token] != nil { refreshTokens[token] = state }
     }
 
-    /// Issues a new token triple directly (for tests and for grants).
-    func issue(issuer: String, accessTokenLifetime lifetime: Int? = nil) -> TokenSet {
+    /// Issues a new token triple directly (for tests and for grants), for `account` (nil = the
+    /// configured account).
+    func issue(issuer: String, accessTokenLifetime lifetime: Int? = nil, account: ChappieEmulator.Account? = nil) -> TokenSet {
+        let account = account ?? self.account
         let now = Date()
         let lifetime = lifetime ?? accessTokenLifetime
         let access = JWTFactory.accessToken(account: account, issuedAt: now, lifetime: lifetime, issuer: issuer)
         let refresh = "rt_" + Base64URL.encode(RandomIdentifier.bytes(36))
-        accessTokens[access] = AccessRecord(expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false)
+        accessTokens[access] = AccessRecord(expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false, account: account)
         refreshTokens[refresh] = .active
+        refreshAccounts[refresh] = account
         return TokenSet(
             idToken: JWTFactory.idToken(account: account, issuedAt: now, lifetime: 3600, issuer: issuer),
             accessToken: access,
@@ -151,6 +156,12 @@ actor TokenStore {
         if record.revoked { return .revoked }
         return Date() < record.expiresAt ? .valid : .expired
     }
+
+    /// The `chatgpt_account_id` an issued access token belongs to, or nil for an unknown token.
+    func accountID(ofAccessToken token: String) -> String? { accessTokens[token]?.account.accountID }
+
+    /// The `chatgpt_account_id` an issued refresh token belongs to, or nil for an unknown token.
+    func accountID(ofRefreshToken token: String) -> String? { refreshAccounts[token]?.accountID }
 
     /// Makes every access token issued so far expired (their JWT `exp` is unchanged).
     func expireAllAccessTokens() {

@@ -26,7 +26,9 @@ struct ResponsesEndpoint {
         }
 
         let requestID = RandomIdentifier.prefixed("req_")
-        let reply = await ScriptedResponse.nextReply(for: parsed, services: services)
+        var accountID: String?
+        if let token = request.bearerToken { accountID = await services.tokens.accountID(ofAccessToken: token) }
+        let reply = await ScriptedResponse.nextReply(for: parsed, accountID: accountID, services: services)
         let composed = await ScriptedResponse.compose(reply, for: parsed, services: services)
         let streamBody: HTTPResponse.Body
         switch composed {

@@ -25,7 +25,9 @@ struct ResponsesWebSocketEndpoint {
         guard request.header(Wire.openAIBeta)?.contains(Wire.betaFeature) == true else {
             return .detail(400, Wire.missingBeta)
         }
-        let fault = await services.webSocketFaults.next()
+        var accountID: String?
+        if let token = request.bearerToken { accountID = await services.tokens.accountID(ofAccessToken: token) }
+        let fault = await services.webSocketFaults.next(accountID: accountID)
         if case .refuseHandshake(let status)? = fault {
             return .detail(status, HTTPResponse.reasonPhrase(status))
         }
@@ -38,8 +40,9 @@ struct ResponsesWebSocketEndpoint {
             (Wire.turnState, request.header(Wire.turnState) ?? RandomIdentifier.prefixed("ts_", hexCount: 24)),
         ]
         let services = self.services
+        let sessionAccountID = accountID
         return HTTPResponse(status: 101, headers: headers, body: .webSocket { connection in
-            ResponsesWebSocketSession(services: services, connection: connection).run(fault: fault)
+            ResponsesWebSocketSession(services: services, connection: connection, accountID: sessionAccountID).run(fault: fault)
         })
     }
 

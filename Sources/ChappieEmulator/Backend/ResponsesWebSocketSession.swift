@@ -18,13 +18,15 @@ final class ResponsesWebSocketSession {
     private let services: EmulatorServices
     private let connection: WebSocketConnection
     private var previous: (id: String, items: [JSONValue])?
+    private let accountID: String?
     private var framesSent = 0
     private var inResponse = false
 
-    /// Creates a session over an upgraded connection.
-    init(services: EmulatorServices, connection: WebSocketConnection) {
+    /// Creates a session over an upgraded connection opened with a token of `accountID`.
+    init(services: EmulatorServices, connection: WebSocketConnection, accountID: String?) {
         self.services = services
         self.connection = connection
+        self.accountID = accountID
     }
 
     /// Serves frames until the peer leaves or a fault ends the connection, after applying the
@@ -107,7 +109,8 @@ final class ResponsesWebSocketSession {
             stream.complete()
             return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true)
         }
-        let reply = BlockingBridge.run { await ScriptedResponse.nextReply(for: request, services: services) }
+        let accountID = self.accountID
+        let reply = BlockingBridge.run { await ScriptedResponse.nextReply(for: request, accountID: accountID, services: services) }
         if case .errorEvent(let status, let type, let code, let message) = reply {
             return sendError(status: status, type: type, code: code, message: message)
         }

@@ -13,10 +13,13 @@ enum ScriptedResponse: Sendable {
     /// No answer: the connection closes at once.
     case drop
 
-    /// The reply for the next call: the oldest queued reply, else the configuration's standing
-    /// reply, else the scripted model's answer to `request`.
-    static func nextReply(for request: ResponsesRequest, services: EmulatorServices) async -> ChappieEmulator.ScriptedReply {
-        if let queued = await services.replies.next() { return queued }
+    /// The reply for the next call made with a token of `accountID`: the oldest queued reply for
+    /// that account or for any, else the configuration's standing reply, else the scripted
+    /// model's answer to `request`.
+    static func nextReply(
+        for request: ResponsesRequest, accountID: String?, services: EmulatorServices
+    ) async -> ChappieEmulator.ScriptedReply {
+        if let queued = await services.replies.next(accountID: accountID) { return queued }
         return services.configuration.standingReply ?? ScriptedModel.reply(to: request)
     }
 

@@ -1,6 +1,6 @@
 extension ChappieEmulator {
     /// A fault for the next `refresh_token` grant at `POST /oauth/token` (PROTOCOL §2.3,
-    /// FAILURE-CASES 5–8). Queue with ``ChappieEmulator/enqueueRefreshFault(_:)``; each fault is
+    /// FAILURE-CASES 5–8). Queue with ``ChappieEmulator/enqueueRefreshFault(_:forAccountID:)``; each fault is
     /// used by one refresh grant that named a `refresh_token`, in FIFO order, whatever that token
     /// is. Authorization-code grants are not affected.
     ///

@@ -7,9 +7,9 @@ extension ChappieEmulator {
     /// ``ChappieEmulator/Configuration/standingReply`` if set, else the scripted model answers with
     /// ``ChappieEmulator/defaultReply(for:)`` text derived from the last user message.
     ///
-    /// Faults are per request: each queued reply is used by exactly one call. The emulator holds
-    /// one account (``ChappieEmulator/Configuration/account``), so a fault "for an account" is a
-    /// fault for the configured account. The scripted model is deterministic in the request's
+    /// Faults are per request: each queued reply is used by exactly one call, optionally only by
+    /// a call made with one account's token (``ChappieEmulator/enqueue(_:forAccountID:)``). The
+    /// scripted model is deterministic in the request's
     /// input, so a request retried after a ``cut(_:afterEvents:ending:)`` of the default answer
     /// streams the same text again (a faithful replay after a reconnect); queue a different
     /// ``text(_:)`` after the cut to make the replay diverge (issue 5).

@@ -1,6 +1,6 @@
 extension ChappieEmulator {
     /// A fault for the next Responses WebSocket handshake (PROTOCOL §6.1, §6.4, FAILURE-CASES 24).
-    /// Queue with ``ChappieEmulator/enqueueWebSocketFault(_:)``; each fault is used by one
+    /// Queue with ``ChappieEmulator/enqueueWebSocketFault(_:forAccountID:)``; each fault is used by one
     /// handshake that passed the method, upgrade-header, bearer and `OpenAI-Beta` checks, in FIFO
     /// order. Faults inside a response on an open socket are ``ScriptedReply`` cases
     /// (``ScriptedReply/cut(_:afterEvents:ending:)``, ``ScriptedReply/errorEvent(status:type:code:message:)``).
