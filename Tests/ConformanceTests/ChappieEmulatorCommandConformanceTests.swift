@@ -60,6 +60,23 @@ struct ChappieEmulatorCommandConformanceTests {
         #expect(bodies == [body, body])
     }
 
+    @Test(
+        "Chunk offsets without a file, offsets outside the file, and an unreadable file are usage errors",
+        .enabled(if: ClientAvailability.chappieBinary != nil, "the chappie binary is not built"),
+        arguments: [["--chunk-offsets", "5"], ["--replay-sse", "FILE", "--chunk-offsets", "5,3"], ["--replay-sse", "FILE", "--chunk-offsets", "99"], ["--replay-sse", "/nonexistent/chappie.sse"]]
+    )
+    func usageErrors(_ options: [String]) async throws {
+        let chappie = try #require(ClientAvailability.chappieBinary)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("chappie-replay-\(UUID().uuidString).sse")
+        try Data("data: {}\n\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let arguments = ["emulator", "--port", "0"] + options.map { $0 == "FILE" ? file.path : $0 }
+        let result = try await Subprocess.run(chappie, arguments, timeout: 60)
+        #expect(!result.timedOut)
+        #expect(result.status == 2, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stderr.contains("--chunk-offsets") || result.stderr.contains("--replay-sse"))
+    }
+
     /// Signs in through the device flow of the running emulator (it approves after 2 polls).
     func deviceToken(_ url: String) async throws -> String {
         let clientID = "app_EMoamEEZ73f0CkXaXp7hrann"

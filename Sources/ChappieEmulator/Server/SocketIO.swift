@@ -45,7 +45,8 @@ enum SocketIO {
     }
 
     /// Whether the peer has closed its side (EOF) or reset the connection, checked without
-    /// blocking and without consuming any byte (`recv(2)` with `MSG_PEEK | MSG_DONTWAIT`).
+    /// blocking and without consuming any byte (`recv(2)` with `MSG_PEEK | MSG_DONTWAIT`). A client
+    /// that only half-closes (`shutdown(SHUT_WR)`) while still reading also counts as gone.
     static func peerHasClosed(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
         let flags = Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)
