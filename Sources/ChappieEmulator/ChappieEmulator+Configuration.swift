@@ -25,6 +25,10 @@ extension ChappieEmulator {
         /// Whether `GET /backend-api/codex/responses` upgrades to a WebSocket (PROTOCOL §6); when
         /// false the upgrade is answered 426 Upgrade Required, which makes Codex fall back to HTTP.
         public var acceptsWebSockets: Bool
+        /// The reply for every `/responses` call (HTTP or WebSocket) that no queued reply claims;
+        /// nil lets the scripted model answer. `chappie emulator --replay-sse FILE` sets a
+        /// ``ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)`` here.
+        public var standingReply: ScriptedReply?
 
         /// Creates a configuration.
         ///
@@ -38,6 +42,7 @@ extension ChappieEmulator {
         ///   - usagePercentPerResponse: Primary-window percentage points per response (default 1).
         ///   - deltaCharacters: Characters per text delta (default 8).
         ///   - acceptsWebSockets: Whether WebSocket upgrades are accepted (default true).
+        ///   - standingReply: The reply when none is queued (default nil: the scripted model).
         public init(
             port: Int = 0,
             pollingIntervalSeconds: Int = 5,
@@ -47,7 +52,8 @@ extension ChappieEmulator {
             deviceCodeLifetime: Int = 900,
             usagePercentPerResponse: Int = 1,
             deltaCharacters: Int = 8,
-            acceptsWebSockets: Bool = true
+            acceptsWebSockets: Bool = true,
+            standingReply: ScriptedReply? = nil
         ) {
             self.port = port
             self.pollingIntervalSeconds = pollingIntervalSeconds
@@ -58,6 +64,7 @@ extension ChappieEmulator {
             self.usagePercentPerResponse = usagePercentPerResponse
             self.deltaCharacters = max(1, deltaCharacters)
             self.acceptsWebSockets = acceptsWebSockets
+            self.standingReply = standingReply
         }
     }
 

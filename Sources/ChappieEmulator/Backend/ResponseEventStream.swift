@@ -150,6 +150,13 @@ struct ResponseEventStream: Sendable {
         emit("response.failed", [(Wire.response, response(status: "failed", output: output, usage: usage(), error: error))])
     }
 
+    /// An `error` event inside the stream (FAILURE-CASES 20b):
+    /// `{"type":"error","error":{"type":…,"code":…,"message":…,"param":null},"sequence_number":…}`.
+    mutating func error(type: String, code: String, message: String) {
+        let error: JSONValue = ["type": .string(type), "code": .string(code), "message": .string(message), "param": .null]
+        emit("error", [("error", error)])
+    }
+
     /// `response.incomplete` with `incomplete_details.reason`.
     mutating func incomplete(reason: String) {
         let details: JSONValue = ["reason": .string(reason)]

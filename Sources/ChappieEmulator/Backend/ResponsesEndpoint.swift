@@ -26,27 +26,43 @@ struct ResponsesEndpoint {
         }
 
         let requestID = RandomIdentifier.prefixed("req_")
-        let reply = await services.replies.next() ?? ScriptedModel.reply(to: parsed)
-        switch await ScriptedResponse.compose(reply, for: parsed, services: services) {
+        var accountID: String?
+        if let token = request.bearerToken { accountID = await services.tokens.accountID(ofAccessToken: token) }
+        let reply = await ScriptedResponse.nextReply(for: parsed, accountID: accountID, services: services)
+        let composed = await ScriptedResponse.compose(reply, for: parsed, services: services)
+        let streamBody: HTTPResponse.Body
+        switch composed {
         case .error(let status, let text, let extra):
             let headers = [(name: Wire.contentType, value: Wire.json), (name: Wire.requestID, value: requestID)] + extra
             return HTTPResponse(status: status, headers: headers, body: .bytes(Data(text.utf8)))
+        case .drop:
+            return HTTPResponse(status: 200, headers: [], body: .drop)
         case .stream(let stream, let ending, let interval):
-            let snapshot = await services.usage.snapshot()
-            var headers: [(name: String, value: String)] = [
-                (Wire.contentType, Wire.eventStream),
-                (Wire.cacheControl, Wire.noCache),
-                (Wire.requestID, requestID),
-                (Wire.openAIModel, parsed.model),
-                (Wire.modelsETag, ModelsCatalog.etag),
-                (Wire.turnState, request.header(Wire.turnState) ?? RandomIdentifier.prefixed("ts_", hexCount: 24)),
-            ]
-            headers += RateLimitHeaders.fields(
-                snapshot, now: Int(Date().timeIntervalSince1970), planType: services.configuration.account.planType
-            )
-            let chunks = stream.events.map(\.sseBytes)
-            return HTTPResponse(status: 200, headers: headers, body: .stream(chunks: chunks, ending: ending, interval: interval))
+            streamBody = .stream(chunks: stream.events.map(\.sseBytes), ending: ending, interval: interval)
+        case .raw(let chunks, let ending, let interval):
+            streamBody = .stream(chunks: chunks, ending: ending, interval: interval)
         }
+        let snapshot = await services.usage.snapshot()
+        var headers: [(name: String, value: String)] = [
+            (Wire.contentType, Wire.eventStream),
+            (Wire.cacheControl, Wire.noCache),
+            (Wire.requestID, requestID),
+            (Wire.openAIModel, parsed.model),
+            (Wire.modelsETag, ModelsCatalog.etag),
+            (Wire.turnState, request.header(Wire.turnState) ?? RandomIdentifier.prefixed("ts_", hexCount: 24)),
+        ]
+        headers += RateLimitHeaders.fields(
+            snapshot, now: Int(Date().timeIntervalSince1970), planType: services.configuration.account.planType
+        )
+        var response = HTTPResponse(status: 200, headers: headers, body: streamBody)
+        let closed = services.closedStreams
+        let path = request.path
+        response.onClientClose = { sent in
+            BlockingBridge.run {
+                await closed.record(.init(transport: .httpSSE, path: path, messagesSent: sent, duringResponse: true))
+            }
+        }
+        return response
     }
 
     private enum Wire {

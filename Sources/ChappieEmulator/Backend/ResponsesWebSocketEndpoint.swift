@@ -5,7 +5,8 @@ import Foundation
 /// `OpenAI-Beta: responses_websockets=…`; it declines `permessage-deflate`. A GET without an
 /// upgrade is 405 (the route is POST for HTTP), and with
 /// ``ChappieEmulator/Configuration/acceptsWebSockets`` false the upgrade is 426, which makes Codex
-/// fall back to HTTP at once.
+/// fall back to HTTP at once. A queued ``ChappieEmulator/WebSocketFault`` applies to the next
+/// handshake that passes these checks.
 struct ResponsesWebSocketEndpoint {
     /// The shared state.
     let services: EmulatorServices
@@ -24,6 +25,12 @@ struct ResponsesWebSocketEndpoint {
         guard request.header(Wire.openAIBeta)?.contains(Wire.betaFeature) == true else {
             return .detail(400, Wire.missingBeta)
         }
+        var accountID: String?
+        if let token = request.bearerToken { accountID = await services.tokens.accountID(ofAccessToken: token) }
+        let fault = await services.webSocketFaults.next(accountID: accountID)
+        if case .refuseHandshake(let status)? = fault {
+            return .detail(status, HTTPResponse.reasonPhrase(status))
+        }
         let headers: [(name: String, value: String)] = [
             (Wire.upgrade, Wire.websocket),
             (Wire.connection, "Upgrade"),
@@ -33,8 +40,9 @@ struct ResponsesWebSocketEndpoint {
             (Wire.turnState, request.header(Wire.turnState) ?? RandomIdentifier.prefixed("ts_", hexCount: 24)),
         ]
         let services = self.services
+        let sessionAccountID = accountID
         return HTTPResponse(status: 101, headers: headers, body: .webSocket { connection in
-            ResponsesWebSocketSession(services: services, connection: connection).run()
+            ResponsesWebSocketSession(services: services, connection: connection, accountID: sessionAccountID).run(fault: fault)
         })
     }
 

@@ -6,24 +6,66 @@ import Foundation
 /// frame with `previous_response_id` only carries the new input items, even with `store:false`.
 /// `"generate": false` (prewarm) answers `response.created` + `response.completed` with no output.
 /// Errors become `{"type":"error","status":…,"error":{…}}` events. Runs on the connection thread.
+///
+/// Framing answers: a binary message is refused with close 1003 (unsupported data; the protocol
+/// only uses text frames, PROTOCOL §6.2); protocol errors, 1007 and 1009 are described on
+/// ``WebSocketConnection``. Pings are answered, also while a response is being streamed. When
+/// the client closes the socket (close frame or EOF), a ``ChappieEmulator/ClosedStream`` is
+/// recorded. Faults: ``ChappieEmulator/WebSocketFault`` for the handshake, and the
+/// ``ChappieEmulator/ScriptedReply`` cases `cut`, `dropConnection`, `errorEvent`, `stall`,
+/// `failed` (close 1000 after `response.failed`) inside a response.
 final class ResponsesWebSocketSession {
     private let services: EmulatorServices
     private let connection: WebSocketConnection
     private var previous: (id: String, items: [JSONValue])?
+    private let accountID: String?
+    private var framesSent = 0
+    private var inResponse = false
 
-    /// Creates a session over an upgraded connection.
-    init(services: EmulatorServices, connection: WebSocketConnection) {
+    /// Creates a session over an upgraded connection opened with a token of `accountID`.
+    init(services: EmulatorServices, connection: WebSocketConnection, accountID: String?) {
         self.services = services
         self.connection = connection
+        self.accountID = accountID
     }
 
-    /// Serves frames until the peer leaves or a fault ends the connection.
-    func run() {
+    /// Serves frames until the peer leaves or a fault ends the connection, after applying the
+    /// handshake fault `fault` (if any).
+    func run(fault: ChappieEmulator.WebSocketFault? = nil) {
         let services = self.services
-        while case .text(let text) = connection.receive() {
-            BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
-            guard handle(text) else { return }
+        defer { recordIfClientClosed() }
+        switch fault {
+        case .closeAfterAccept(let code, let reason)?:
+            connection.close(code: code, reason: reason)
+            return
+        case .dropAfterAccept?:
+            connection.dropWithoutCloseFrame()
+            return
+        case .refuseHandshake?, nil:
+            break
         }
+        while true {
+            switch connection.receive() {
+            case .closed:
+                return
+            case .binary:
+                connection.close(code: Wire.unsupportedData, reason: Wire.binaryRefused)
+                return
+            case .text(let text):
+                BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
+                guard handle(text) else { return }
+            }
+        }
+    }
+
+    private func recordIfClientClosed() {
+        guard connection.closedByPeer else { return }
+        let stream = ChappieEmulator.ClosedStream(
+            transport: .webSocket, path: Wire.path, messagesSent: framesSent, duringResponse: inResponse,
+            closeCode: connection.peerCloseCode
+        )
+        let closed = services.closedStreams
+        BlockingBridge.run { await closed.record(stream) }
     }
 
     /// Answers one frame; false when the connection must end.
@@ -49,49 +91,85 @@ final class ResponsesWebSocketSession {
         case .success(let parsed): request = parsed
         case .failure(let failure): return sendError(status: 400, code: Wire.invalidRequestCode, message: failure.detail)
         }
+        inResponse = true
+        let open = respond(to: request, generate: frame[Wire.generate]?.boolValue != false)
+        if open { inResponse = false }
+        return open
+    }
+
+    /// Streams the answer to `request` (`generate` false: a prewarm with no output); false when
+    /// the connection must end.
+    private func respond(to request: ResponsesRequest, generate: Bool) -> Bool {
         let services = self.services
-        if frame[Wire.generate]?.boolValue == false {
+        let snapshot = BlockingBridge.run { await services.usage.snapshot() }
+        guard send(rateLimitsEvent(snapshot).serialized, after: nil) else { return false }
+        if !generate {
             var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
             stream.begin()
             stream.complete()
             return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true)
         }
-        let composed = BlockingBridge.run {
-            let reply = await services.replies.next() ?? ScriptedModel.reply(to: request)
-            return await ScriptedResponse.compose(reply, for: request, services: services)
+        let accountID = self.accountID
+        let reply = BlockingBridge.run { await ScriptedResponse.nextReply(for: request, accountID: accountID, services: services) }
+        if case .errorEvent(let status, let type, let code, let message) = reply {
+            return sendError(status: status, type: type, code: code, message: message)
         }
+        let composed = BlockingBridge.run { await ScriptedResponse.compose(reply, for: request, services: services) }
         switch composed {
         case .error(let status, let body, let headers):
             return sendErrorEvent(status: status, body: body, headers: headers)
+        case .drop:
+            connection.dropWithoutCloseFrame()
+            return false
         case .stream(let stream, let ending, let interval):
             return send(stream, ending: ending, interval: interval, request: request, skippingProgress: false)
+        case .raw(let chunks, let ending, let interval):
+            for payload in SSEPayloads.parse(chunks.reduce(Data(), +)) {
+                guard send(payload, after: interval) else { return false }
+            }
+            return end(with: ending)
         }
     }
 
+    /// Sends the events of `stream` (after `codex.rate_limits`), then applies `ending`; a finished
+    /// response becomes the connection's previous response.
     private func send(
         _ stream: ResponseEventStream, ending: HTTPResponse.StreamEnding, interval: Duration?, request: ResponsesRequest,
         skippingProgress: Bool
     ) -> Bool {
-        let services = self.services
-        let snapshot = BlockingBridge.run { await services.usage.snapshot() }
-        guard connection.sendText(rateLimitsEvent(snapshot).serialized) else { return false }
         for event in stream.events where !(skippingProgress && event.type == Wire.inProgress) {
-            if let interval { ThreadPause.pause(interval) }
-            guard connection.sendText(event.payload) else { return false }
+            guard send(event.payload, after: interval) else { return false }
         }
+        guard end(with: ending) else { return false }
+        previous = (stream.responseID, request.input + stream.output)
+        return true
+    }
+
+    /// Sends one text frame after waiting `interval` (nil = no wait) while answering pings and
+    /// noticing a client close; false when the connection ended.
+    private func send(_ payload: String, after interval: Duration?) -> Bool {
+        guard connection.serviceIncoming(within: interval ?? .zero), connection.sendText(payload) else { return false }
+        framesSent += 1
+        return true
+    }
+
+    /// Applies a stream ending; true when the connection stays open for the next request.
+    private func end(with ending: HTTPResponse.StreamEnding) -> Bool {
         switch ending {
         case .finish:
-            previous = (stream.responseID, request.input + stream.output)
             return true
         case .finishAndClose:
-            connection.sendClose(code: Wire.normalClosure)
-            return false
+            connection.close(code: Wire.normalClosure)
         case .abort:
-            return false
+            connection.dropWithoutCloseFrame()
+        case .reset:
+            connection.reset()
+        case .closeWebSocket(let code, let reason):
+            connection.close(code: code, reason: reason)
         case .stall:
             connection.waitUntilClosed()
-            return false
         }
+        return false
     }
 
     /// The WebSocket-only `codex.rate_limits` event (PROTOCOL §6.2).
@@ -115,12 +193,12 @@ final class ResponsesWebSocketSession {
         ]
     }
 
-    private func sendError(status: Int, code: String, message: String) -> Bool {
+    private func sendError(status: Int, type: String = Wire.invalidRequestType, code: String, message: String) -> Bool {
         let body: JSONValue = [
             Wire.type: "error", "status": .int(status),
-            "error": ["type": "invalid_request_error", "code": .string(code), "message": .string(message)],
+            "error": ["type": .string(type), "code": .string(code), "message": .string(message)],
         ]
-        return connection.sendText(body.serialized)
+        return send(body.serialized, after: nil)
     }
 
     /// An HTTP-style error as a WebSocket error event; a JSON body's `error` object (or the FastAPI
@@ -133,7 +211,7 @@ final class ResponsesWebSocketSession {
             Wire.type: "error", "status": .int(status), "error": error,
             "headers": .object(headers.map { ($0.name, .string($0.value)) }),
         ]
-        return connection.sendText(event.serialized)
+        return send(event.serialized, after: nil)
     }
 
     private enum Wire {
@@ -147,6 +225,9 @@ final class ResponsesWebSocketSession {
         static let inProgress = "response.in_progress"
         static let frameOnlyKeys: Set<String> = ["type", "generate", "previous_response_id", "client_metadata"]
         static let normalClosure: UInt16 = 1000
+        static let unsupportedData: UInt16 = 1003
+        static let binaryRefused = "Binary frames are not supported."
+        static let invalidRequestType = "invalid_request_error"
         static let invalidJSONCode = "invalid_json"
         static let invalidJSON = "The frame is not a JSON object."
         static let unknownEventCode = "unknown_event_type"

@@ -8,6 +8,20 @@ enum ScriptedResponse: Sendable {
     case stream(ResponseEventStream, ending: HTTPResponse.StreamEnding, interval: Duration?)
     /// An error answer: status, body text and extra headers.
     case error(status: Int, body: String, headers: [(name: String, value: String)])
+    /// A recorded SSE body sent as these chunks, waiting `interval` before each, then `ending`.
+    case raw(chunks: [Data], ending: HTTPResponse.StreamEnding, interval: Duration?)
+    /// No answer: the connection closes at once.
+    case drop
+
+    /// The reply for the next call made with a token of `accountID`: the oldest queued reply for
+    /// that account or for any, else the configuration's standing reply, else the scripted
+    /// model's answer to `request`.
+    static func nextReply(
+        for request: ResponsesRequest, accountID: String?, services: EmulatorServices
+    ) async -> ChappieEmulator.ScriptedReply {
+        if let queued = await services.replies.next(accountID: accountID) { return queued }
+        return services.configuration.standingReply ?? ScriptedModel.reply(to: request)
+    }
 
     /// Turns `reply` into events for `request`; counts served responses in the usage meter.
     static func compose(
@@ -56,9 +70,49 @@ enum ScriptedResponse: Sendable {
         case .stall:
             await services.usage.recordResponse()
             return .stream(stream, ending: .stall, interval: nil)
+        case .replaySSE(let body, let offsets, let interval):
+            await services.usage.recordResponse()
+            return .raw(chunks: chunks(of: body, at: offsets), ending: .finish, interval: interval)
+        case .cut(let inner, let count, let cut):
+            let ending: HTTPResponse.StreamEnding
+            switch cut {
+            case .close: ending = .abort
+            case .reset: ending = .reset
+            case .webSocketClose(let code, let reason): ending = .closeWebSocket(code: code, reason: reason)
+            }
+            switch await compose(inner, for: request, services: services) {
+            case .stream(var cutStream, _, let interval):
+                cutStream.keepOnly(firstEvents: max(0, count))
+                return .stream(cutStream, ending: ending, interval: interval)
+            case .raw(let chunks, _, let interval):
+                return .raw(chunks: Array(chunks.prefix(max(0, count))), ending: ending, interval: interval)
+            case let other:
+                return other
+            }
+        case .dropConnection:
+            return .drop
+        case .errorEvent(_, let type, let code, let message):
+            stream.begin()
+            stream.error(type: type, code: code, message: message)
+            await services.usage.recordResponse()
+            return .stream(stream, ending: .finishAndClose, interval: nil)
         }
         await services.usage.recordResponse()
         return .stream(stream, ending: .finish, interval: nil)
+    }
+
+    /// `body` split before each offset in `offsets` that lies strictly inside it.
+    private static func chunks(of body: Data, at offsets: [Int]) -> [Data] {
+        var result = [Data]()
+        var start = body.startIndex
+        for offset in offsets.sorted() where offset > 0 && offset < body.count {
+            let index = body.startIndex + offset
+            guard index > start else { continue }
+            result.append(body[start..<index])
+            start = index
+        }
+        result.append(body[start..<body.endIndex])
+        return result.filter { !$0.isEmpty }
     }
 
     /// The HTTP 429 usage-limit answer of PROTOCOL §7.3, with the limit family's headers at 100 %.

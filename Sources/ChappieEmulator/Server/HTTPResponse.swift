@@ -13,6 +13,11 @@ struct HTTPResponse: Sendable {
         case abort
         /// Send nothing more and keep the socket open until the client leaves or the emulator shuts down.
         case stall
+        /// Reset the connection at once (TCP RST, see ``SocketIO/resetOnClose(_:)``) without the last chunk.
+        case reset
+        /// On a WebSocket: send a close frame with `code` and `reason` (RFC 6455 §5.5.1) and wait
+        /// briefly for the client's reply. Over HTTP it behaves like ``abort``.
+        case closeWebSocket(code: UInt16, reason: String)
     }
 
     /// What follows the header block.
@@ -22,6 +27,9 @@ struct HTTPResponse: Sendable {
         /// Chunks written and flushed one by one, waiting `interval` before each (nil = no wait),
         /// then `ending`.
         case stream(chunks: [Data], ending: StreamEnding, interval: Duration? = nil)
+        /// No answer at all: the connection closes before the status line (a network error for
+        /// the client, with nothing received).
+        case drop
         /// A `101 Switching Protocols` upgrade (RFC 6455 §4.2.2): after the head, `session` runs
         /// on the connection's thread with the upgraded socket; the connection closes when it returns.
         case webSocket(session: @Sendable (WebSocketConnection) -> Void)
@@ -35,6 +43,10 @@ struct HTTPResponse: Sendable {
     var body: Body
     /// Whether to close the connection after this response.
     var closeConnection = false
+    /// Called on the connection thread when the client closes the connection while a streamed
+    /// body is still being sent or held open, with the number of body chunks fully written
+    /// before. Not called when the emulator shuts down.
+    var onClientClose: (@Sendable (_ chunksSent: Int) -> Void)?
 
     /// A JSON response with `Content-Type: application/json`.
     static func json(_ status: Int, _ value: JSONValue, headers: [(name: String, value: String)] = []) -> HTTPResponse {

@@ -23,25 +23,40 @@ enum HTTPResponseWriter {
             // 101 Switching Protocols: the head only; the caller then hands the socket to the session.
             head += "\r\n"
             return SocketIO.sendAll(fd, Array(head.utf8))
+        case .drop:
+            return false
         case .stream(let chunks, let ending, let interval):
             if ending != .finish { keepOpen = false }
             head += "\(Wire.transferEncoding): chunked\r\n"
             if !keepOpen { head += "\(Wire.connection): close\r\n" }
             head += "\r\n"
             guard SocketIO.sendAll(fd, Array(head.utf8)) else { return false }
+            var sent = 0
+            func clientLeft() -> Bool {
+                response.onClientClose?(sent)
+                return false
+            }
             for chunk in chunks where !chunk.isEmpty {
-                if let interval { ThreadPause.pause(interval) }
+                if let interval {
+                    if SocketIO.peerCloses(fd, within: interval) { return clientLeft() }
+                } else if SocketIO.peerHasClosed(fd) {
+                    return clientLeft()
+                }
                 let framed = Array(String(chunk.count, radix: 16).utf8) + [0x0D, 0x0A] + Array(chunk) + [0x0D, 0x0A]
-                guard SocketIO.sendAll(fd, framed) else { return false }
+                guard SocketIO.sendAll(fd, framed) else { return clientLeft() }
+                sent += 1
             }
             switch ending {
             case .finish, .finishAndClose:
-                guard SocketIO.sendAll(fd, Array(Wire.lastChunk.utf8)) else { return false }
-            case .abort:
+                guard SocketIO.sendAll(fd, Array(Wire.lastChunk.utf8)) else { return clientLeft() }
+            case .abort, .closeWebSocket:
+                return false
+            case .reset:
+                SocketIO.resetOnClose(fd)
                 return false
             case .stall:
                 SocketIO.waitUntilClosed(fd)
-                return false
+                return clientLeft()
             }
             return keepOpen
         }

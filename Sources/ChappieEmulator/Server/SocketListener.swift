@@ -159,10 +159,17 @@ final class SocketListener: Sendable {
                 return
             case .request(let request):
                 let handler = self.handler
-                let response = BlockingBridge.run { await handler(request) }
+                var response = BlockingBridge.run { await handler(request) }
+                if let report = response.onClientClose {
+                    // A stream ended by shutdown() looks like a client close on the socket; drop those.
+                    response.onClientClose = { [state] sent in
+                        if !state.withLock({ $0.stopping }) { report(sent) }
+                    }
+                }
                 if case .webSocket(let session) = response.body {
                     guard HTTPResponseWriter.write(response, to: fd, close: false) else { return }
-                    session(WebSocketConnection(fd: fd, leftover: reader.takeBufferedBytes()))
+                    let stopping: @Sendable () -> Bool = { [state] in state.withLock { $0.stopping } }
+                    session(WebSocketConnection(fd: fd, leftover: reader.takeBufferedBytes(), isStopping: stopping))
                     return
                 }
                 guard HTTPResponseWriter.write(response, to: fd, close: request.wantsClose) else { return }

@@ -4,6 +4,15 @@ import Foundation
 /// (masked, possibly fragmented, capped), answers pings, echoes close, and writes unmasked text
 /// frames. No extensions are negotiated, so frames are never compressed. Blocking; it runs on the
 /// connection's own thread.
+///
+/// Protocol errors end the connection with a close frame (RFC 6455 §7.4.1), after which the
+/// server waits up to ``closeReplyWait`` for the client's close frame before the socket closes:
+/// * an unmasked client frame, reserved bits set (no extension was negotiated), an unknown opcode
+///   or a continuation frame out of place → 1002 (protocol error);
+/// * a frame, or a fragmented message, of ``maximumMessageBytes`` (16 MiB) or more → 1009 (message
+///   too big, PROTOCOL §6.2, FAILURE-CASES 25); the rest of the oversized frame is read and
+///   discarded first, so a client still sending it is not reset;
+/// * a text message that is not UTF-8 → 1007.
 final class WebSocketConnection {
     /// What the next read produced.
     enum Incoming: Equatable {
@@ -11,21 +20,36 @@ final class WebSocketConnection {
         case text(String)
         /// A complete binary message.
         case binary(Data)
-        /// The peer closed (or sent a close frame, which has been answered) or the socket failed.
+        /// The connection ended: the peer closed (a close frame, answered, or EOF), a protocol
+        /// error closed it, or the socket failed.
         case closed
     }
 
     private let fd: Int32
+    private let isStopping: @Sendable () -> Bool
     private var buffer: [UInt8]
+    private var message = [UInt8]()
+    private var messageOpcode: UInt8?
+    private var pending = [Incoming]()
+    /// Whether frames may still be read and written.
     private(set) var isOpen = true
+    /// Whether the client ended the connection (a close frame or EOF), as opposed to the server
+    /// or an emulator shutdown.
+    private(set) var closedByPeer = false
+    /// The status code of the client's close frame, nil when it sent none (or no code).
+    private(set) var peerCloseCode: UInt16?
 
-    /// Largest accepted message, in bytes.
+    /// Messages of this many bytes (16 MiB) or more are refused with close code 1009.
     static let maximumMessageBytes = 16 * 1024 * 1024
+    /// How long the server waits for the client's close frame after sending its own.
+    static let closeReplyWait = Duration.seconds(5)
 
-    /// Wraps the upgraded socket `fd`; `leftover` holds bytes read past the handshake.
-    init(fd: Int32, leftover: [UInt8]) {
+    /// Wraps the upgraded socket `fd`; `leftover` holds bytes read past the handshake;
+    /// `isStopping` tells whether the emulator is shutting down (an EOF is then not the peer's).
+    init(fd: Int32, leftover: [UInt8], isStopping: @escaping @Sendable () -> Bool = { false }) {
         self.fd = fd
         self.buffer = leftover
+        self.isStopping = isStopping
     }
 
     /// The `Sec-WebSocket-Accept` value for a client's `Sec-WebSocket-Key` (RFC 6455 §4.2.2).
@@ -33,38 +57,36 @@ final class WebSocketConnection {
         Data(SHA1.digest(Array((key + Wire.handshakeGUID).utf8))).base64EncodedString()
     }
 
-    /// Reads frames until a complete data message arrives or the connection ends.
+    /// Returns the next complete data message, reading frames as needed; messages that arrived
+    /// while a response was being sent (see ``serviceIncoming(within:)``) come first.
     func receive() -> Incoming {
-        var message = [UInt8]()
-        var messageOpcode: UInt8?
+        if !pending.isEmpty { return pending.removeFirst() }
         while isOpen {
-            guard let frame = readFrame() else { return close(code: nil) }
-            switch frame.opcode {
-            case Opcode.ping:
-                guard send(opcode: Opcode.pong, payload: frame.payload) else { return close(code: nil) }
-            case Opcode.pong:
-                continue
-            case Opcode.close:
-                let code = frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : 1000
-                return close(code: code)
-            case Opcode.text, Opcode.binary, Opcode.continuation:
-                if frame.opcode != Opcode.continuation {
-                    guard messageOpcode == nil else { return close(code: 1002) }
-                    messageOpcode = frame.opcode
-                } else if messageOpcode == nil {
-                    return close(code: 1002)
-                }
-                message += frame.payload
-                guard message.count <= Self.maximumMessageBytes else { return close(code: 1009) }
-                guard frame.isFinal else { continue }
-                if messageOpcode == Opcode.binary { return .binary(Data(message)) }
-                guard let text = UTF8Text.decode(message) else { return close(code: 1007) }
-                return .text(text)
-            default:
-                return close(code: 1002)
-            }
+            if let incoming = step() { return incoming }
         }
         return .closed
+    }
+
+    /// While a response is being sent: waits up to `duration` (zero = only what already arrived)
+    /// and handles whatever the client sends meanwhile: pings are answered, a close frame is
+    /// answered and ends the connection, data messages are kept for ``receive()``.
+    /// - Returns: false when the connection has ended.
+    func serviceIncoming(within duration: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + duration
+        while isOpen {
+            let remaining = max(.zero, clock.now.duration(to: deadline))
+            switch SocketIO.waitReadable(fd, within: remaining) {
+            case .failed:
+                _ = endByPeer()
+            case .timedOut:
+                return isOpen
+            case .readable:
+                if let incoming = step(), incoming != .closed { pending.append(incoming) }
+            }
+            if remaining == .zero { return isOpen }
+        }
+        return false
     }
 
     /// Sends one text message; false when the peer is gone.
@@ -73,10 +95,25 @@ final class WebSocketConnection {
         send(opcode: Opcode.text, payload: Array(text.utf8))
     }
 
-    /// Sends a close frame with `code` and stops.
-    func sendClose(code: UInt16, reason: String = "") {
+    /// Sends a close frame with `code` and `reason` (at most 123 bytes), then waits up to
+    /// ``closeReplyWait`` for the client's close frame; the connection is over afterwards.
+    func close(code: UInt16, reason: String = "") {
         guard isOpen else { return }
-        _ = send(opcode: Opcode.close, payload: [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(120)))
+        _ = send(opcode: Opcode.close, payload: [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(123)))
+        isOpen = false
+        SocketIO.limitReceiveWait(fd, to: Self.closeReplyWait)
+        while case .frame(let frame) = readFrame(), frame.opcode != Opcode.close {}
+    }
+
+    /// Ends the connection without a close frame: the socket just closes (TCP FIN), which a
+    /// client reports as an abnormal closure (1006).
+    func dropWithoutCloseFrame() {
+        isOpen = false
+    }
+
+    /// Ends the connection with a TCP reset and no close frame (an abrupt drop).
+    func reset() {
+        SocketIO.resetOnClose(fd)
         isOpen = false
     }
 
@@ -85,9 +122,57 @@ final class WebSocketConnection {
         while isOpen, receive() != .closed {}
     }
 
-    private func close(code: UInt16?) -> Incoming {
-        if let code { sendClose(code: code) }
+    /// Reads and handles one frame; returns a complete data message, `.closed` when the
+    /// connection ended, or nil for a control frame or a fragment.
+    private func step() -> Incoming? {
+        let frame: Frame
+        switch readFrame() {
+        case .frame(let read): frame = read
+        case .endOfStream: return endByPeer()
+        case .violation(let code): return fail(code)
+        }
+        switch frame.opcode {
+        case Opcode.ping:
+            guard send(opcode: Opcode.pong, payload: frame.payload) else { return endByPeer() }
+            return nil
+        case Opcode.pong:
+            return nil
+        case Opcode.close:
+            closedByPeer = !isStopping()
+            if frame.payload.count >= 2 { peerCloseCode = UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) }
+            _ = send(opcode: Opcode.close, payload: Array(frame.payload.prefix(2)))
+            isOpen = false
+            return .closed
+        case Opcode.text, Opcode.binary, Opcode.continuation:
+            if frame.opcode != Opcode.continuation {
+                guard messageOpcode == nil else { return fail(Wire.protocolError) }
+                messageOpcode = frame.opcode
+            } else if messageOpcode == nil {
+                return fail(Wire.protocolError)
+            }
+            message += frame.payload
+            guard message.count < Self.maximumMessageBytes else { return fail(Wire.messageTooBig) }
+            guard frame.isFinal else { return nil }
+            let opcode = messageOpcode
+            let bytes = message
+            message = []
+            messageOpcode = nil
+            if opcode == Opcode.binary { return .binary(Data(bytes)) }
+            guard let text = UTF8Text.decode(bytes) else { return fail(Wire.invalidPayload) }
+            return .text(text)
+        default:
+            return fail(Wire.protocolError)
+        }
+    }
+
+    private func endByPeer() -> Incoming {
+        if isOpen { closedByPeer = !isStopping() }
         isOpen = false
+        return .closed
+    }
+
+    private func fail(_ code: UInt16) -> Incoming {
+        close(code: code)
         return .closed
     }
 
@@ -101,6 +186,7 @@ final class WebSocketConnection {
             frame += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(payload.count) >> UInt64($0 * 8)) }
         }
         guard SocketIO.sendAll(fd, frame + payload) else {
+            if isOpen { closedByPeer = !isStopping() }
             isOpen = false
             return false
         }
@@ -113,32 +199,60 @@ final class WebSocketConnection {
         var payload: [UInt8]
     }
 
-    private func readFrame() -> Frame? {
-        guard fill(2) else { return nil }
+    private enum FrameRead {
+        case frame(Frame)
+        case endOfStream
+        case violation(UInt16)
+    }
+
+    private func readFrame() -> FrameRead {
+        guard fill(2) else { return .endOfStream }
         let isFinal = buffer[0] & 0x80 != 0
         let opcode = buffer[0] & 0x0F
         let masked = buffer[1] & 0x80 != 0
         var length = UInt64(buffer[1] & 0x7F)
         var offset = 2
         // Client frames must be masked (RFC 6455 §5.1) and carry no reserved bits (no extensions).
-        guard masked, buffer[0] & 0x70 == 0 else { return nil }
+        guard masked, buffer[0] & 0x70 == 0 else { return .violation(Wire.protocolError) }
         if length == 126 {
-            guard fill(4) else { return nil }
+            guard fill(4) else { return .endOfStream }
             length = UInt64(buffer[2]) << 8 | UInt64(buffer[3])
             offset = 4
         } else if length == 127 {
-            guard fill(10) else { return nil }
+            guard fill(10) else { return .endOfStream }
             length = (2..<10).reduce(UInt64(0)) { $0 << 8 | UInt64(buffer[$1]) }
             offset = 10
         }
-        guard length <= UInt64(Self.maximumMessageBytes) else { return nil }
+        guard length < UInt64(Self.maximumMessageBytes) else {
+            buffer.removeFirst(offset)
+            discard(4 + length)
+            return .violation(Wire.messageTooBig)
+        }
         let total = offset + 4 + Int(length)
-        guard fill(total) else { return nil }
+        guard fill(total) else { return .endOfStream }
         let mask = Array(buffer[offset..<offset + 4])
         var payload = Array(buffer[offset + 4..<total])
         for index in payload.indices { payload[index] ^= mask[index % 4] }
         buffer.removeFirst(total)
-        return Frame(isFinal: isFinal, opcode: opcode, payload: payload)
+        return .frame(Frame(isFinal: isFinal, opcode: opcode, payload: payload))
+    }
+
+    /// Reads and drops `count` bytes (the rest of an oversized frame), each read bounded by
+    /// ``closeReplyWait``.
+    private func discard(_ count: UInt64) {
+        var remaining = count
+        let fromBuffer = Int(min(UInt64(buffer.count), remaining))
+        buffer.removeFirst(fromBuffer)
+        remaining -= UInt64(fromBuffer)
+        SocketIO.limitReceiveWait(fd, to: Self.closeReplyWait)
+        while remaining > 0 {
+            guard let bytes = SocketIO.receive(fd), !bytes.isEmpty else { return }
+            if UInt64(bytes.count) > remaining {
+                buffer = Array(bytes.dropFirst(Int(remaining)))
+                return
+            }
+            remaining -= UInt64(bytes.count)
+        }
     }
 
     private func fill(_ count: Int) -> Bool {
@@ -160,5 +274,8 @@ final class WebSocketConnection {
 
     private enum Wire {
         static let handshakeGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+        static let protocolError: UInt16 = 1002
+        static let invalidPayload: UInt16 = 1007
+        static let messageTooBig: UInt16 = 1009
     }
 }

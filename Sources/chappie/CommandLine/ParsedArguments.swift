@@ -20,7 +20,9 @@ struct UsageError: Error, Equatable {
 /// next argument (or `--name=value`), `--` ends options.
 enum ArgumentParser {
     /// Options that take a value.
-    static let valueOptions: Set<String> = ["model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after", "sample"]
+    static let valueOptions: Set<String> = [
+        "model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
+    ]
     /// Options that take no value.
     static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "no-stream"]
     /// Known commands.

@@ -19,6 +19,11 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
 final class RawHTTPConnection: @unchecked Sendable {
     private let fd: Int32
     private var buffer = [UInt8]()
+    /// The `errno` of the last failed read (e.g. `ECONNRESET`), 0 when reads ended cleanly.
+    private(set) var lastReadError: Int32 = 0
+
+    /// Whether the server reset the connection (a read failed with `ECONNRESET`).
+    var wasReset: Bool { lastReadError == ECONNRESET }
 
     /// Connects to 127.0.0.1:`port`.
     init(port: Int) throws {
@@ -103,18 +108,75 @@ final class RawHTTPConnection: @unchecked Sendable {
         return Response(status: status, headers: headers, body: body)
     }
 
-    /// Sends one masked WebSocket frame (RFC 6455 §5.2), as a client must.
-    func writeFrame(opcode: UInt8, _ payload: [UInt8], final: Bool = true) {
-        var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
-        if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
-        } else {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+    /// Reads the status line and header block of a response, leaving the body unread.
+    func readHead() -> (status: Int, headers: [String: String])? {
+        guard let headEnd = readUntil([13, 10, 13, 10]) else { return nil }
+        let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        var headers = [String: String]()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        return (status, headers)
+    }
+
+    /// Reads one chunk of a chunked body; nil at the last (empty) chunk or when the connection ended.
+    func readChunk() -> Data? {
+        guard let lineEnd = readUntil([13, 10]) else { return nil }
+        let size = Int(String(decoding: buffer[0..<lineEnd], as: UTF8.self), radix: 16) ?? 0
+        buffer.removeFirst(lineEnd + 2)
+        guard size > 0 else {
+            if fill(2) { buffer.removeFirst(2) }
+            return nil
+        }
+        guard fill(size + 2) else { return nil }
+        let chunk = Data(buffer[0..<size])
+        buffer.removeFirst(size + 2)
+        return chunk
+    }
+
+    /// Sends `POST path` with a JSON body and a bearer token.
+    func postJSON(_ path: String, _ object: [String: Any], bearer: String) throws {
+        let body = try JSONSerialization.data(withJSONObject: object)
+        var head = "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        head += "Authorization: Bearer \(bearer)\r\nContent-Length: \(body.count)\r\n\r\n"
+        write(Array(head.utf8) + Array(body))
+    }
+
+    /// Sends one masked WebSocket frame (RFC 6455 §5.2), as a client must; `masked: false` sends
+    /// a forbidden unmasked frame, and an all-zero `mask` leaves the payload bytes unchanged
+    /// (cheap for very large frames).
+    func writeFrame(opcode: UInt8, _ payload: [UInt8], final: Bool = true, masked: Bool = true, mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]) {
+        var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        if payload.count < 126 {
+            frame.append(maskBit | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(maskBit | 127)
+            frame += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(payload.count) >> UInt64($0 * 8)) }
+        }
+        guard masked else { return write(frame + payload) }
         frame += mask
+        if mask == [0, 0, 0, 0] { return write(frame + payload) }
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
         write(frame)
+    }
+
+    /// Reads frames until a close frame; returns its status code (nil when it had none), or nil
+    /// when the connection ended without one.
+    func readCloseCode() -> (code: UInt16?, reason: String)? {
+        while let frame = readFrame() {
+            guard frame.opcode == 8 else { continue }
+            let code = frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil
+            return (code, String(decoding: frame.payload.dropFirst(2), as: UTF8.self))
+        }
+        return nil
     }
 
     /// Sends a text message, optionally split into two fragments.
@@ -182,6 +244,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     private func receiveMore() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65_536, 0) }
+        if count < 0 { lastReadError = errno }
         guard count > 0 else { return false }
         buffer.append(contentsOf: chunk[0..<count])
         return true

@@ -12,6 +12,21 @@ enum ClientAvailability {
     /// Whether `import openai` works.
     static let hasOpenAIPython: Bool = Subprocess.probe(python, ["python3", "-c", "import openai"])
 
+    /// Whether `import websockets` works (the Python WebSocket client, pinned in requirements.txt).
+    static let hasWebsocketsPython: Bool = Subprocess.probe(python, ["python3", "-c", "import websockets.sync.client"])
+
+    /// The `chappie` binary built next to the test bundle (by `swift build --build-tests`), or
+    /// nil when it is missing.
+    static let chappieBinary: String? = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("chappie").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
     /// The Codex CLI binary from `openai-codex-cli-bin`, or nil when not installed.
     static let codexBinary: String? = {
         let script = "import codex_cli_bin, os; print(os.path.join(os.path.dirname(codex_cli_bin.__file__), 'bin', 'codex'))"
