@@ -43,7 +43,7 @@ enum HelpCommand {
         case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit."
         case "models": "Usage: chappie models [--json]"
         case "usage": "Usage: chappie usage [--json]"
-        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--json]"
+        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--json]"
         default: overview
         }
     }

@@ -229,6 +229,58 @@ struct ChappieClientEmulatorTests {
 
 @Suite("Stream outcomes")
 struct StreamOutcomeTests {
+    @Test("breaking out of a stream after two deltas closes the HTTP connection and sends nothing more")
+    func consumerCancellationClosesConnection() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            await emulator.enqueue(.slowText(String(repeating: "slow text ", count: 40), eventInterval: .milliseconds(50)))
+            var deltas = 0
+            for try await event in client.stream("drip") {
+                if case .textDelta = event { deltas += 1 }
+                if deltas == 2 { break }
+            }
+            let closed = try #require(await emulator.nextClosedStream())
+            #expect(closed.path == "/backend-api/codex/responses")
+            #expect(closed.duringResponse)
+            let reply = try await client.send("still usable")
+            #expect(reply.contains("still usable"))
+            #expect(await responseRequests(emulator).count == 2)
+        }
+    }
+
+    @Test("cancelling the consuming task ends its iteration and closes the connection")
+    func taskCancellationClosesConnection() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            await emulator.enqueue(.slowText(String(repeating: "slow text ", count: 40), eventInterval: .milliseconds(50)))
+            let (firstDelta, signal) = AsyncStream<Void>.makeStream()
+            let task = Task {
+                for try await event in client.stream("drip") {
+                    if case .textDelta = event { signal.yield() }
+                }
+            }
+            for await _ in firstDelta { break }
+            task.cancel()
+            _ = await task.result
+            let closed = try #require(await emulator.nextClosedStream())
+            #expect(closed.duringResponse)
+        }
+    }
+
+    @Test("cancelling a send throws CancellationError itself, never wrapped")
+    func sendCancellation() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            await emulator.enqueue(.stall)
+            let task = Task { try await client.send("stall") }
+            var reached = false
+            for _ in 0..<500 where !reached {
+                reached = await !responseRequests(emulator).isEmpty
+                if !reached { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            _ = try #require(await emulator.nextClosedStream())
+        }
+    }
+
     @Test("a server that stalls ends the stream with an idle timeout, not a hang")
     func idleTimeout() async throws {
         try await withSignedInClient(configure: { $0.streamIdleTimeout = 1 }) { emulator, client, _ in
