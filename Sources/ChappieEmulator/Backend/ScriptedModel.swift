@@ -2,26 +2,32 @@ import Foundation
 
 /// The emulator's deterministic "model": what it answers when a test queued nothing.
 ///
-/// * If the last input item is a `function_call_output`, it reports the tool result as text.
+/// * If the input ends with `function_call_output` items, it reports their outputs as text, in
+///   order, joined with "; ".
 /// * If the last user message contains `use tool <name>` and a `function` tool named `<name>` is
 ///   offered, it calls that tool; any JSON object after the name becomes the arguments (else `{}`).
+///   Several `use tool` phrases (separated by " and ") make several calls in one response, in
+///   parallel.
 /// * Otherwise it answers ``ChappieEmulator/defaultReply(for:)`` of the last user message.
 enum ScriptedModel {
     /// The reply for `request`.
     static func reply(to request: ResponsesRequest) -> ChappieEmulator.ScriptedReply {
-        if let last = request.input.last, last[Wire.type]?.stringValue == Wire.functionCallOutput {
-            return .text(Wire.toolResultPrefix + truncated(outputText(last[Wire.output])))
+        let outputs = request.input.reversed().prefix { $0[Wire.type]?.stringValue == Wire.functionCallOutput }.reversed()
+        if !outputs.isEmpty {
+            return .text(Wire.toolResultPrefix + outputs.map { truncated(outputText($0[Wire.output])) }.joined(separator: "; "))
         }
         let userText = request.lastUserText
-        if let range = userText.range(of: Wire.toolTrigger, options: .caseInsensitive) {
-            let rest = userText[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        var calls: [ChappieEmulator.ScriptedFunctionCall] = []
+        for phrase in userText.components(separatedBy: Wire.toolTrigger).dropFirst() {
+            let rest = phrase.replacingOccurrences(of: Wire.conjunction, with: "").trimmingCharacters(in: .whitespaces)
             let name = String(rest.prefix { !$0.isWhitespace })
-            if request.functionToolNames.contains(name) {
-                let argumentsText = rest.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)
-                let isObject = JSONValue.parse(Data(argumentsText.utf8))?.objectMembers != nil
-                return .functionCall(name: name, arguments: isObject ? argumentsText : "{}")
-            }
+            guard request.functionToolNames.contains(name) else { continue }
+            let argumentsText = rest.dropFirst(name.count).trimmingCharacters(in: .whitespacesAndNewlines)
+            let isObject = JSONValue.parse(Data(argumentsText.utf8))?.objectMembers != nil
+            calls.append(.init(name: name, arguments: isObject ? argumentsText : "{}"))
         }
+        if calls.count == 1 { return .functionCall(name: calls[0].name, arguments: calls[0].arguments) }
+        if calls.count > 1 { return .functionCalls(calls) }
         return .text(ChappieEmulator.defaultReply(for: userText))
     }
 
@@ -45,6 +51,7 @@ enum ScriptedModel {
         static let text = "text"
         static let functionCallOutput = "function_call_output"
         static let toolTrigger = "use tool "
+        static let conjunction = " and "
         static let replyPrefix = "Hello from the Chappie emulator \u{2014} you said: "
         static let toolResultPrefix = "The tool returned: "
         static let maximumEchoCharacters = 200

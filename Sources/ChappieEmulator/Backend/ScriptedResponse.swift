@@ -51,6 +51,11 @@ enum ScriptedResponse: Sendable {
             if request.reasoning != nil { stream.reasoning(summary: Wire.reasoningSummary) }
             stream.functionCall(name: name, arguments: arguments)
             stream.complete()
+        case .functionCalls(let calls):
+            stream.begin()
+            if request.reasoning != nil { stream.reasoning(summary: Wire.reasoningSummary) }
+            for call in calls { stream.functionCall(name: call.name, arguments: call.arguments) }
+            stream.complete()
         case .failed(let code, let message):
             stream.begin()
             stream.fail(code: code, message: message)

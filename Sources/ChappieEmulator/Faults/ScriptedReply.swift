@@ -18,6 +18,9 @@ extension ChappieEmulator {
         case text(String)
         /// Stream a `function_call` output item calling `name` with `arguments` (a JSON object as text).
         case functionCall(name: String, arguments: String)
+        /// Stream several `function_call` output items in one response (parallel tool calls),
+        /// each with its own `call_id` and streamed argument deltas, in the order given.
+        case functionCalls([ScriptedFunctionCall])
         /// Stream `response.created`, `response.in_progress`, then `response.failed` with this
         /// `error.code` and `error.message`, then close the connection (PROTOCOL §5.1, §5.4).
         case failed(code: String, message: String)
@@ -67,5 +70,19 @@ extension ChappieEmulator {
             status: 400, type: "invalid_request_error", code: "websocket_connection_limit_reached",
             message: "Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue."
         )
+    }
+
+    /// One call of ``ScriptedReply/functionCalls(_:)``.
+    public struct ScriptedFunctionCall: Sendable, Equatable {
+        /// The tool name.
+        public var name: String
+        /// The arguments, a JSON object as text.
+        public var arguments: String
+
+        /// Creates a call.
+        public init(name: String, arguments: String) {
+            self.name = name
+            self.arguments = arguments
+        }
     }
 }

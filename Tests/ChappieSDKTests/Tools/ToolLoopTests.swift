@@ -81,6 +81,25 @@ struct ToolLoopTests {
         }
     }
 
+    @Test("parallel calls in one response all run and are all answered, keyed by call id, before the next request")
+    func parallelCalls() async throws {
+        let log = CallLog()
+        try await withSignedInClient(tools: [inventoryTool(log)]) { emulator, client, _ in
+            let reply = try await client.send(#"use tool lookup_stock {"sku":"A1"} and use tool lookup_stock {"sku":"C3"}"#)
+            #expect(await log.calls.count == 2)
+            #expect(Set(await log.calls.compactMap { $0.argumentsJSON?["sku"]?.stringValue }) == ["A1", "C3"])
+            #expect(reply.contains("; "))
+            let requests = await responseRequests(emulator)
+            #expect(requests.count == 2)
+            let input = try #require(try json(requests[1])["input"]?.arrayValue)
+            let calls = input.filter { $0["type"] == "function_call" }.compactMap { $0["call_id"]?.stringValue }
+            let outputs = input.filter { $0["type"] == "function_call_output" }.compactMap { $0["call_id"]?.stringValue }
+            #expect(calls.count == 2)
+            #expect(outputs == calls)
+            #expect(Set(calls).count == 2)
+        }
+    }
+
     @Test("an ask tool waits for approval; approved runs, denied tells the model", arguments: [true, false])
     func askPolicy(approve: Bool) async throws {
         let log = CallLog()
