@@ -46,6 +46,7 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
             swiftSettings: settings
         ),
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(name: "ChappieCLITests", dependencies: ["chappie"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         .testTarget(

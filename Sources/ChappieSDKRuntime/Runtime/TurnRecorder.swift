@@ -20,6 +20,10 @@ struct TurnRecorder {
         case .completed(let response):
             self.response = response
             return response.usage.map { [.usage($0)] } ?? []
+        @unknown default:
+            // Cases ChappieSDK adds later (tool calls, approvals) are mapped here through
+            // record(toolCall:) and record(approval:); the compiler warns until they are.
+            return []
         }
     }
 
