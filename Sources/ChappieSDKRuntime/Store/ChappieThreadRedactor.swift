@@ -3,7 +3,8 @@ import Foundation
 /// Rewrites text before a store writes it, so secrets a user pasted, or a tool echoed, never
 /// reach storage. A store applies its redactor to every string value of a thread: messages,
 /// the compaction summary, titles, tool arguments and outputs, output items and error messages.
-/// Identifiers, dates and numbers are not touched.
+/// Identifiers (thread, turn, session and call ids), enumeration values (roles, statuses, kinds,
+/// item types), dates and numbers are not touched.
 ///
 /// The default, ``credentials``, replaces anything shaped like a bearer token, a JWT, an OpenAI
 /// API key or refresh token, or a `…_token=value` pair with `[redacted]`. Combine it with

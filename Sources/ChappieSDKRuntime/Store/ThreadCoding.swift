@@ -40,8 +40,8 @@ enum ThreadCoding {
         }
     }
 
-    /// `thread` with `redactor` applied to every string value; identifiers, numbers and dates are
-    /// kept, and the id is restored even if the redactor rewrote it. Throws
+    /// `thread` with `redactor` applied to every string value except identifiers and enumeration
+    /// values (see `structuralKeys`); numbers and dates are kept. Throws
     /// ``ChappieThreadStoreError/io(_:)`` when the redacted data no longer decodes.
     static func redacted(_ thread: ChappieThread, with redactor: ChappieThreadRedactor) throws -> ChappieThread {
         guard !redactor.isIdentity else { return thread }
@@ -59,10 +59,20 @@ enum ThreadCoding {
         switch value {
         case .string(let text): .string(redactor.redact(text))
         case .array(let values): .array(values.map { redact($0, redactor) })
-        case .object(let members): .object(members.mapValues { redact($0, redactor) })
+        case .object(let members):
+            .object(Dictionary(uniqueKeysWithValues: members.map { key, member in
+                (key, structuralKeys.contains(key) ? member : redact(member, redactor))
+            }))
         case .null, .bool, .integer, .number: value
         }
     }
+
+    /// Members that hold identifiers or enumeration values rather than text: never redacted, so
+    /// a redactor cannot make a thread undecodable or change what it refers to.
+    private static let structuralKeys: Set<String> = [
+        "id", "formatVersion", "sessionID", "threadID", "responseID", "callID", "call_id",
+        "role", "status", "kind", "decision", "type",
+    ]
 
     /// The fields read before the whole thread, to classify a file cheaply and safely.
     private struct Header: Decodable {
