@@ -142,10 +142,14 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
 
     /// Runs `body` with the index while holding the folder lock, then stores the index if it
     /// changed (also when `body` throws, so a correction is not lost). The first call of an
-    /// instance creates the folder, removes stale temporary files and reconciles the index with
+    /// instance creates the folder (as does any call after the folder was removed), removes stale
+    /// temporary files and reconciles the index with
     /// the folder; `reconciling` reconciles again.
     private func locked<Result>(reconciling: Bool = false, _ body: (inout ThreadIndex) throws -> Result) throws -> Result {
-        if !opened { try files.prepareFolder() }
+        if !opened || !files.folderExists() {
+            try files.prepareFolder()
+            if opened { cachedIndex = nil }
+        }
         return try files.withLock {
             if !opened { removeStaleTemporaryFiles() }
             let loaded = loadIndex()

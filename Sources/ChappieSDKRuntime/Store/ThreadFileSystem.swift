@@ -48,6 +48,12 @@ struct ThreadFileSystem: Sendable {
         if subfolder == nil { try ThreadStoragePlatform.applyFolderPolicy(policy, path: path) }
     }
 
+    /// Whether the store folder exists (as a folder, not through a link).
+    func folderExists() -> Bool {
+        var info = stat()
+        return lstat(directory, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// The names in the store folder (not in sub-folders), or an empty list if it is unreadable.
     func fileNames() -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

@@ -295,6 +295,19 @@ struct ChappieFileThreadStoreTests {
         }
     }
 
+    @Test("a store folder removed while the store is open is created again on the next save")
+    func folderRemovedWhileOpen() async throws {
+        try await withTemporaryFolder { folder in
+            let store = fileStore(folder)
+            try await store.save(ThreadFixtures.small(title: "gone"))
+            try FileManager.default.removeItem(at: threadsFolder(in: folder))
+            #expect(try await store.threads(includingArchived: true).isEmpty)
+            try await store.save(ThreadFixtures.small(title: "new"))
+            #expect(try await fileStore(folder).threads(includingArchived: true).map(\.title) == ["new"])
+            #expect(ChappieSDKRuntimeTests.permissions(of: threadsFolder(in: folder)) == 0o700)
+        }
+    }
+
     @Test("the default folder is $XDG_DATA_HOME/chappie/threads on Linux")
     func defaultFolder() {
         #if !canImport(Darwin)
