@@ -23,7 +23,12 @@ let package = Package(
         .executable(name: "chappie-bench", targets: ["chappie-bench"]),
     ],
     targets: [
-        .target(name: "ChappieSDK", swiftSettings: settings),
+        .target(
+            name: "ChappieSDK",
+            // Apple's privacy manifest (no tracking; user id and email for app functionality).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: settings
+        ),
         .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK"], swiftSettings: settings),
         .target(
             name: "ChappieSDKTesting",
@@ -47,6 +52,11 @@ let package = Package(
             swiftSettings: settings
         ),
         .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"], swiftSettings: settings),
+        .testTarget(
+            name: "ChappieSDKTestingTests",
+            dependencies: ["ChappieSDK", "ChappieSDKTesting"],
+            swiftSettings: settings
+        ),
         .testTarget(name: "ChappieCLITests", dependencies: ["chappie"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         .testTarget(

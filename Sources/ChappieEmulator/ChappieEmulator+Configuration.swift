@@ -22,6 +22,13 @@ extension ChappieEmulator {
         public var usagePercentPerResponse: Int
         /// Number of UTF-8 characters (not bytes) per `response.output_text.delta` of a scripted text reply.
         public var deltaCharacters: Int
+        /// Whether `GET /backend-api/codex/responses` upgrades to a WebSocket (PROTOCOL §6); when
+        /// false the upgrade is answered 426 Upgrade Required, which makes Codex fall back to HTTP.
+        public var acceptsWebSockets: Bool
+        /// The reply for every `/responses` call (HTTP or WebSocket) that no queued reply claims;
+        /// nil lets the scripted model answer. `chappie emulator --replay-sse FILE` sets a
+        /// ``ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)`` here.
+        public var standingReply: ScriptedReply?
 
         /// Creates a configuration.
         ///
@@ -34,6 +41,8 @@ extension ChappieEmulator {
         ///   - deviceCodeLifetime: Device-code lifetime in seconds (default 900).
         ///   - usagePercentPerResponse: Primary-window percentage points per response (default 1).
         ///   - deltaCharacters: Characters per text delta (default 8).
+        ///   - acceptsWebSockets: Whether WebSocket upgrades are accepted (default true).
+        ///   - standingReply: The reply when none is queued (default nil: the scripted model).
         public init(
             port: Int = 0,
             pollingIntervalSeconds: Int = 5,
@@ -42,7 +51,9 @@ extension ChappieEmulator {
             account: Account = Account(),
             deviceCodeLifetime: Int = 900,
             usagePercentPerResponse: Int = 1,
-            deltaCharacters: Int = 8
+            deltaCharacters: Int = 8,
+            acceptsWebSockets: Bool = true,
+            standingReply: ScriptedReply? = nil
         ) {
             self.port = port
             self.pollingIntervalSeconds = pollingIntervalSeconds
@@ -52,6 +63,8 @@ extension ChappieEmulator {
             self.deviceCodeLifetime = deviceCodeLifetime
             self.usagePercentPerResponse = usagePercentPerResponse
             self.deltaCharacters = max(1, deltaCharacters)
+            self.acceptsWebSockets = acceptsWebSockets
+            self.standingReply = standingReply
         }
     }
 

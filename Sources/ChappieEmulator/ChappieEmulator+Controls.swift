@@ -43,11 +43,25 @@ extension ChappieEmulator {
         public var expiresIn: Int
     }
 
-    /// Issues a fresh token triple without the device flow, as if a sign-in had just completed.
+    /// Issues a fresh token triple for the configured ``Configuration/account`` without the
+    /// device flow, as if a sign-in had just completed.
     /// - Parameter accessTokenLifetime: Seconds until the access token expires; nil uses the
     ///   configuration's lifetime. Pass 0 or a negative value for an already expired token.
+    /// - Returns: The id, access and refresh tokens, all accepted by the emulator.
     public func issueTokens(accessTokenLifetime: Int? = nil) async -> IssuedTokens {
-        let set = await services.tokens.issue(issuer: services.issuer, accessTokenLifetime: accessTokenLifetime)
+        await issueTokens(accessTokenLifetime: accessTokenLifetime, account: configuration.account)
+    }
+
+    /// Issues a fresh token triple for `account` (any account, not only the configured one), as
+    /// if that account had just signed in. Refreshing the tokens keeps the account, and replies
+    /// and faults queued for its ``Account/accountID`` apply to requests made with them.
+    /// - Parameters:
+    ///   - accessTokenLifetime: Seconds until the access token expires; nil uses the
+    ///     configuration's lifetime. Pass 0 or a negative value for an already expired token.
+    ///   - account: The account the tokens describe (their JWT claims, PROTOCOL §3).
+    /// - Returns: The id, access and refresh tokens, all accepted by the emulator.
+    public func issueTokens(accessTokenLifetime: Int? = nil, account: Account) async -> IssuedTokens {
+        let set = await services.tokens.issue(issuer: services.issuer, accessTokenLifetime: accessTokenLifetime, account: account)
         return IssuedTokens(idToken: set.idToken, accessToken: set.accessToken, refreshToken: set.refreshToken, expiresIn: set.expiresIn)
     }
 
@@ -62,9 +76,23 @@ extension ChappieEmulator {
         await services.tokens.revokeAllAccessTokens()
     }
 
+    /// Expires every refresh token issued so far; refresh grants then get 401 `refresh_token_expired`.
+    public func expireRefreshTokens() async {
+        await services.tokens.expireAllRefreshTokens()
+    }
+
     /// Revokes every refresh token issued so far; refresh grants then get 401 `refresh_token_invalidated`.
     public func revokeAllRefreshTokens() async {
         await services.tokens.revokeAllRefreshTokens()
+    }
+
+    /// Queues `fault` for the next `refresh_token` grant (FIFO), e.g. ``RefreshFault/reused`` to
+    /// make the next refresh answer 401 `refresh_token_reused` whatever token it presents.
+    /// - Parameter accountID: Only a grant presenting a refresh token of this account (its
+    ///   `chatgpt_account_id`) takes the fault; nil = any grant. A grant takes a fault for its
+    ///   account before an untargeted one.
+    public func enqueueRefreshFault(_ fault: RefreshFault, forAccountID accountID: String? = nil) async {
+        await services.refreshFaults.enqueue(fault, accountID: accountID)
     }
 
     /// Number of successful `refresh_token` grants served so far.
@@ -79,15 +107,48 @@ extension ChappieEmulator {
 
     // MARK: Model script
 
-    /// Queues `reply` for the next `POST /backend-api/codex/responses` that passes validation.
-    /// Replies are used in FIFO order; with none queued the scripted model answers by itself.
+    /// Queues `reply` for the next `POST /backend-api/codex/responses`, or `response.create`
+    /// frame with `generate` not false on a Responses WebSocket, that passes validation. Replies
+    /// are used in FIFO order; with none queued ``Configuration/standingReply`` answers, else the
+    /// scripted model.
     public func enqueue(_ reply: ScriptedReply) async {
         await services.replies.enqueue(reply)
+    }
+
+    /// Queues `reply` like ``enqueue(_:)``, but only for a call made with an access token of the
+    /// account `accountID` (its `chatgpt_account_id`, see
+    /// ``issueTokens(accessTokenLifetime:account:)``). A call takes the oldest reply for its
+    /// account before the oldest untargeted one; calls of other accounts leave it queued.
+    public func enqueue(_ reply: ScriptedReply, forAccountID accountID: String) async {
+        await services.replies.enqueue(reply, accountID: accountID)
     }
 
     /// Number of queued replies not yet used.
     public var queuedReplyCount: Int {
         get async { await services.replies.count }
+    }
+
+    /// Queues `fault` for the next Responses WebSocket handshake (FIFO): refuse it (e.g. 426),
+    /// or accept and close at once (e.g. 1008) or drop.
+    /// - Parameter accountID: Only a handshake with an access token of this account takes the
+    ///   fault; nil = any handshake. A handshake takes a fault for its account first.
+    public func enqueueWebSocketFault(_ fault: WebSocketFault, forAccountID accountID: String? = nil) async {
+        await services.webSocketFaults.enqueue(fault, accountID: accountID)
+    }
+
+    // MARK: Connection closes
+
+    /// Waits for the next stream the client closed (FAILURE-CASES 38) and returns it. Records
+    /// are handed out in order, each once; one recorded before the call is returned at once.
+    /// Returns nil once the emulator has shut down. Bound the wait in a test, e.g. with a task
+    /// group racing a deadline.
+    public func nextClosedStream() async -> ClosedStream? {
+        await services.closedStreams.next()
+    }
+
+    /// Number of client-closed streams recorded so far.
+    public var closedStreamCount: Int {
+        get async { await services.closedStreams.count }
     }
 
     // MARK: Usage
@@ -101,6 +162,8 @@ extension ChappieEmulator {
     // MARK: Request log
 
     /// Every request received so far, in arrival order (including rejected ones that parsed as HTTP).
+    /// Each text message received on a Responses WebSocket is recorded too, with method `WS`, the
+    /// socket's path, no headers, and the message as body.
     public func recordedRequests() async -> [RecordedRequest] {
         await services.recorder.all()
     }

@@ -1,11 +1,52 @@
 import Foundation
 
 /// A faithful local stand-in for `auth.openai.com` and `chatgpt.com/backend-api`, serving real
-/// HTTP/1.1 on a loopback port (PROTOCOL §11, DESIGN §6).
+/// HTTP/1.1 (and WebSocket) on a loopback port (PROTOCOL §11, DESIGN §6).
 ///
-/// Start one per test with ``start(_:)`` (port 0 picks a free port), point a client at ``baseURL``
-/// (the OAuth issuer) and ``backendBaseURL``, and call ``shutdown()`` when done. The emulator is
-/// silent: it never prints tokens or anything else.
+/// Start one per test with ``start(_:)`` or ``with(_:_:)`` (port 0 picks a free port), point a
+/// client at ``baseURL`` (the OAuth issuer) and ``backendBaseURL``, and call ``shutdown()`` when
+/// done. The emulator is silent: it never prints tokens or anything else.
+///
+/// Served routes:
+/// * Auth (PROTOCOL §1–3): `POST /api/accounts/deviceauth/usercode`, `POST /api/accounts/deviceauth/token`,
+///   `POST /oauth/token` (`authorization_code`, `refresh_token`), `POST /oauth/revoke`,
+///   `GET`/`POST /codex/device` (the approval page).
+/// * Backend (PROTOCOL §4–9): `POST /backend-api/codex/responses` (SSE), `GET` of the same path
+///   upgraded to a WebSocket, `POST /backend-api/codex/responses/compact`,
+///   `GET /backend-api/codex/models`, `GET /backend-api/wham/usage`, and `POST /backend-api/ps/mcp`
+///   (an empty MCP server the Codex CLI connects to). Anything else is 404 `{"detail":"Not Found"}`.
+///
+/// Test controls: ``approve(userCode:)``, ``deny(userCode:)``, ``expire(userCode:)``,
+/// ``nextDeviceCode()``, ``issueTokens(accessTokenLifetime:)``, ``expireAccessTokens()``,
+/// ``revokeAllAccessTokens()``, ``expireRefreshTokens()``, ``revokeAllRefreshTokens()``,
+/// ``enqueue(_:)`` with a ``ScriptedReply`` (or ``enqueue(_:forAccountID:)``), ``enqueueRefreshFault(_:forAccountID:)``,
+/// ``enqueueWebSocketFault(_:forAccountID:)``,
+/// ``setPrimaryUsedPercent(_:)``, ``recordedRequests()``, ``nextClosedStream()``, and the counters
+/// ``refreshGrantsServed``, ``tokenEndpointCalls`` and ``closedStreamCount``.
+///
+/// Faults are per request (each queued fault is used once, FIFO) and optionally per account: the
+/// device flow signs in ``Configuration/account``, ``issueTokens(accessTokenLifetime:account:)``
+/// issues tokens for any other ``Account``, and ``enqueue(_:forAccountID:)``,
+/// ``enqueueRefreshFault(_:forAccountID:)`` and ``enqueueWebSocketFault(_:forAccountID:)`` target
+/// the requests made with one account's tokens. (Usage, `/wham/usage` and `/models` stay those of
+/// the configured account.) The catalogue:
+/// * Responses stream (HTTP and WebSocket), ``enqueue(_:)``: drop after N events
+///   (``ScriptedReply/disconnect(afterEvents:)``, ``ScriptedReply/cut(_:afterEvents:ending:)`` with
+///   a FIN, a TCP reset or a WebSocket close code), ``ScriptedReply/stall``, slow drip
+///   (``ScriptedReply/slowText(_:eventInterval:)``), any status with any body and headers
+///   (``ScriptedReply/httpError(status:body:headers:)``; an `error` event on a WebSocket), no answer
+///   (``ScriptedReply/dropConnection``), `response.failed`, `response.incomplete`, an `error` event
+///   (``ScriptedReply/errorEvent(status:type:code:message:)``, incl.
+///   ``ScriptedReply/webSocketConnectionLimitReached``), the usage limit, and a recorded body
+///   (``ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)``).
+/// * WebSocket handshake, ``enqueueWebSocketFault(_:forAccountID:)``: refuse with any status (426), close right
+///   after accept (1008), drop after accept. Always on: close 1009 for a message of 16 MiB or
+///   more, 1003 for a binary message, 1002 for an unmasked frame; ``Configuration/acceptsWebSockets``
+///   false refuses every upgrade with 426.
+/// * Refresh grants, ``enqueueRefreshFault(_:forAccountID:)``: `refresh_token_reused`, `_expired`,
+///   `_invalidated`, any status, no answer; and for real, a rotated token presented again.
+/// * Device flow: ``deny(userCode:)``, ``expire(userCode:)``, ``Configuration/deviceCodeLifetime``.
+/// * Observation: ``nextClosedStream()`` reports every stream the client closed.
 public final class ChappieEmulator: Sendable {
     /// The bound TCP port on 127.0.0.1.
     public let port: Int
@@ -62,6 +103,7 @@ public final class ChappieEmulator: Sendable {
     public func shutdown() async {
         await listener.shutdown()
         await services.deviceAuthorizations.finishWaiters()
+        await services.closedStreams.finish()
     }
 
     /// Why ``start(_:)`` failed.

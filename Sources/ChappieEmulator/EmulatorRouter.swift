@@ -19,14 +19,18 @@ struct EmulatorRouter: Sendable {
         case .token: return await TokenEndpoint(services: services).handle(request)
         case .revoke: return await RevokeEndpoint(services: services).handle(request)
         case .devicePage: return await DeviceVerificationPage(services: services).handle(request)
-        case .responses: return await ResponsesEndpoint(services: services).handle(request)
+        case .responses:
+            if request.method == "GET" { return await ResponsesWebSocketEndpoint(services: services).handle(request) }
+            return await ResponsesEndpoint(services: services).handle(request)
+        case .compact: return await CompactEndpoint(services: services).handle(request)
+        case .pluginMCP: return await PluginMCPEndpoint(services: services).handle(request)
         case .models: return await ModelsEndpoint(services: services).handle(request)
         case .usage: return await UsageEndpoint(services: services).handle(request)
         }
     }
 
     private enum Endpoint {
-        case deviceUserCode, deviceToken, token, revoke, devicePage, responses, models, usage
+        case deviceUserCode, deviceToken, token, revoke, devicePage, responses, compact, pluginMCP, models, usage
     }
 
     private struct Route {
@@ -43,9 +47,11 @@ struct EmulatorRouter: Sendable {
             "/oauth/token": Route(methods: ["POST"], endpoint: .token),
             "/oauth/revoke": Route(methods: ["POST"], endpoint: .revoke),
             "/codex/device": Route(methods: ["GET", "POST"], endpoint: .devicePage),
-            "/backend-api/codex/responses": Route(methods: ["POST"], endpoint: .responses),
+            "/backend-api/codex/responses": Route(methods: ["POST", "GET"], endpoint: .responses),
+            "/backend-api/codex/responses/compact": Route(methods: ["POST"], endpoint: .compact),
             "/backend-api/codex/models": Route(methods: ["GET"], endpoint: .models),
             "/backend-api/wham/usage": Route(methods: ["GET"], endpoint: .usage),
+            "/backend-api/ps/mcp": Route(methods: ["POST"], endpoint: .pluginMCP),
         ]
     }
 }

@@ -10,11 +10,17 @@ final class EmulatorServices: Sendable {
     /// Authorization codes, access and refresh tokens (PROTOCOL §1.3, §2).
     let tokens: TokenStore
     /// Replies scripted by tests for the next `/responses` calls.
-    let replies: ReplyQueue
+    let replies: FaultQueue<ChappieEmulator.ScriptedReply>
     /// Per-account rate-limit usage (PROTOCOL §7).
     let usage: UsageMeter
     /// Every request received, for assertions.
     let recorder: RequestRecorder
+    /// Streams the client closed, for ``ChappieEmulator/nextClosedStream()``.
+    let closedStreams = ClosedStreamLog()
+    /// Faults for the next WebSocket handshakes.
+    let webSocketFaults = FaultQueue<ChappieEmulator.WebSocketFault>()
+    /// Faults for the next refresh grants.
+    let refreshFaults = FaultQueue<ChappieEmulator.RefreshFault>()
     private let issuerBox = LockedBox("http://127.0.0.1")
 
     /// Creates fresh state for `configuration`.
@@ -25,7 +31,7 @@ final class EmulatorServices: Sendable {
             autoApproveAfterPolls: configuration.autoApproveAfterPolls
         )
         self.tokens = TokenStore(account: configuration.account, accessTokenLifetime: configuration.accessTokenLifetime)
-        self.replies = ReplyQueue()
+        self.replies = FaultQueue()
         self.usage = UsageMeter(percentPerResponse: configuration.usagePercentPerResponse)
         self.recorder = RequestRecorder()
     }

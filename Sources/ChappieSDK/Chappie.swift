@@ -7,10 +7,13 @@ public enum Chappie {
     }
 
     /// A client for `configuration`. `harness`, `rateLimitBackoff` and `streamingTransportPolicy`
-    /// override the configuration's values when given.
+    /// override the configuration's values when given; `tools` are the host tools the model may
+    /// call, and `toolApprovalHandler` decides on those with the `.ask` policy.
     public static func client(
         configuration: ChappieConfiguration = ChappieConfiguration(),
         harness: ChappieHarness? = nil,
+        tools: [ChappieHostTool] = [],
+        toolApprovalHandler: ChappieToolApprovalHandler? = nil,
         rateLimitBackoff: ChappieRateLimitBackoffPolicy? = nil,
         streamingTransportPolicy: ChappieStreamingTransportPolicy? = nil
     ) -> ChappieClient {
@@ -18,6 +21,6 @@ public enum Chappie {
         if let harness { configuration.harness = harness }
         if let rateLimitBackoff { configuration.rateLimitBackoff = rateLimitBackoff }
         if let streamingTransportPolicy { configuration.streamingTransportPolicy = streamingTransportPolicy }
-        return ChappieClient(configuration: configuration)
+        return ChappieClient(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler)
     }
 }

@@ -15,6 +15,10 @@ struct CLIEnvironment {
             keychainAccount: arguments.option("account") ?? "default",
             model: arguments.option("model") ?? ChappieClient.defaultModel,
             originator: "chappie_cli")
+        #if os(macOS)
+        // An unsigned command-line tool has no entitlement for the data-protection keychain.
+        configuration.credentialStore = ChappieKeychainCredentialStore(usesDataProtectionKeychain: false)
+        #endif
         var emulator: ChappieEmulator?
         if arguments.flag("emulator") {
             let started = try await ChappieEmulator.start(

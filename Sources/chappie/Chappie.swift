@@ -1,5 +1,11 @@
 import ChappieSDK
+import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `chappie` command-line tool.
 @main
@@ -11,8 +17,27 @@ enum ChappieCommand {
     }
 
     static func main() async {
-        let status = await run(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command = Task { await run(arguments) }
+        // Ctrl-C (SIGINT) and SIGTERM cancel the running command: requests stop at once and
+        // the exit status is 130 (the emulator command treats it as a normal stop).
+        let sources = cancelOnTerminationSignals(command)
+        let status = await command.value
+        sources.forEach { $0.cancel() }
         exit(status.rawValue)
+    }
+
+    /// Installs SIGINT and SIGTERM handlers that cancel `task`. Nonisolated on purpose: the
+    /// handlers run on a Dispatch queue, not on the main actor.
+    nonisolated static func cancelOnTerminationSignals(_ task: Task<ExitStatus, Never>) -> [any DispatchSourceSignal] {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        return [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
     }
 
     /// Parses and runs a command line; returns the exit status.
@@ -48,10 +73,15 @@ enum ChappieCommand {
                 case "logout": try await AccountCommands.logout(arguments, environment)
                 case "status": try await AccountCommands.status(arguments, environment)
                 case "ask": try await ConversationCommands.ask(arguments, environment)
+                case "chat": try await ChatCommand.run(arguments, environment)
                 case "models": try await CatalogCommands.models(arguments, environment)
                 case "usage": try await CatalogCommands.usage(arguments, environment)
                 default: throw UsageError(message: "unknown command '\(arguments.command)'")
                 }
+            }
+            if Task.isCancelled && arguments.command != "emulator" {
+                Terminal.error("chappie: interrupted")
+                return .interrupted
             }
             return .success
         } catch {
@@ -82,6 +112,7 @@ enum ChappieCommand {
             default: return error.requiresReauthentication ? .signInNeeded : .failure
             }
         case is CancellationError:
+            Terminal.error("chappie: interrupted")
             return .interrupted
         default:
             Terminal.error("chappie: \(error.localizedDescription)")

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Runs the built `chappie` binary and captures what it wrote.
@@ -38,17 +39,92 @@ enum CLIProcess {
             try await Task.sleep(for: .seconds(timeout))
             process.terminate()
         }
-        async let stdoutData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderrData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        // Blocking reads run on Dispatch threads, never on the cooperative pool: an emulator in
+        // this test process needs those threads to answer the CLI.
+        async let stdoutData = readToEnd(out.fileHandleForReading)
+        async let stderrData = readToEnd(err.fileHandleForReading)
         let (o, e) = await (stdoutData, stderrData)
-        process.waitUntilExit()
+        await waitForExit(process)
         killer.cancel()
         return CLIResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// Reads a pipe to its end on a Dispatch thread.
+    static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+        }
+    }
+
+    /// Waits for `process` to exit on a Dispatch thread.
+    static func waitForExit(_ process: Process) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
     }
 
     /// A fresh, empty data folder so no test sees a real credential.
     static func isolatedEnvironment() -> [String: String] {
         let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-cli-\(UUID().uuidString)").path
         return ["XDG_DATA_HOME": folder, "HOME": folder, "CHAPPIE_AUTH_URL": "", "CHAPPIE_BACKEND_URL": ""]
+    }
+}
+
+/// A `chappie` process that keeps running while the test talks to it.
+final class RunningCLI: @unchecked Sendable {
+    // Sound: `process` is only touched from the test task; pipes are thread-safe handles.
+    let process = Process()
+    private let out = Pipe()
+    private let err = Pipe()
+    private let lines: AsyncStream<String>
+
+    /// Starts `chappie arguments…`.
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = CLIProcess.binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        lines = stream
+        let handle = out.fileHandleForReading
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: 0x0A) {
+                    continuation.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                    buffer.removeSubrange(...newline)
+                }
+            }
+            if !buffer.isEmpty { continuation.yield(String(decoding: buffer, as: UTF8.self)) }
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    /// Waits for the first standard-output line that satisfies `predicate`; nil at end of output.
+    func firstLine(where predicate: (String) -> Bool) async -> String? {
+        for await line in lines where predicate(line) { return line }
+        return nil
+    }
+
+    /// Sends SIGINT, as Ctrl-C would.
+    func interrupt() { process.interrupt() }
+
+    /// Waits for exit; returns the status and standard error.
+    func wait() async -> (status: Int32, stderr: String) {
+        let data = await CLIProcess.readToEnd(err.fileHandleForReading)
+        await CLIProcess.waitForExit(process)
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

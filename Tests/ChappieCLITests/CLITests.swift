@@ -11,6 +11,7 @@ struct CLITests {
         #expect(result.stdout.range(of: #"enter the code\s+[A-Z0-9]{4}-[A-Z0-9]{4,5}"#, options: .regularExpression) != nil)
         #expect(result.stdout.contains("Signed in as user@example.com (Plus)."))
         #expect(result.stdout.contains("Hello from the Chappie emulator"))
+        #expect(result.stdout.contains("[tool] lookup_stock completed"))
         #expect(result.stdout.contains("Short window (5h)"))
         #expect(result.stdout.contains("Demo complete."))
         #expect(!result.stdout.contains("\u{1B}["), "no colour when piped or NO_COLOR")
@@ -29,6 +30,28 @@ struct CLITests {
         let result = try await CLIProcess.run(["ask", "--emulator"], stdin: "piped prompt\n", environment: CLIProcess.isolatedEnvironment())
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("piped prompt"))
+    }
+
+    @Test("chat reads one prompt per line from a pipe and runs slash commands")
+    func chat() async throws {
+        let input = "first line\n/context\n/model gpt-5.4\n/clear\nsecond line\n/compact we said hi\n/quit\nnever sent\n"
+        let result = try await CLIProcess.run(["chat", "--emulator"], stdin: input, environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("you said: “first line”"))
+        #expect(result.stdout.contains("2 messages"))
+        #expect(result.stdout.contains("Model set to gpt-5.4."))
+        #expect(result.stdout.contains("Started a new conversation"))
+        #expect(result.stdout.contains("you said: “second line”"))
+        #expect(result.stdout.contains("Compacted:"))
+        #expect(!result.stdout.contains("never sent"))
+    }
+
+    @Test("chat --sample inventory denies an ask tool when no one can approve it")
+    func chatToolDenied() async throws {
+        let input = #"use tool lookup_stock {"sku":"A1"}"# + "\n"
+        let result = try await CLIProcess.run(["chat", "--emulator", "--sample", "inventory"], stdin: input, environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("[tool] lookup_stock denied"))
     }
 
     @Test("--json prints one JSON object per line")

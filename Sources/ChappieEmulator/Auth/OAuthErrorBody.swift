@@ -11,7 +11,7 @@ enum OAuthErrorBody {
     static func openAI(_ status: Int, code: String, message: String, type: String = Wire.invalidRequestError) -> HTTPResponse {
         .json(status, [
             Wire.error: [
-                Wire.message: .string(message), Wire.type: .string(type), Wire.param: nil, Wire.code: .string(code),
+                Wire.message: .string(message), Wire.type: .string(type), Wire.param: .null, Wire.code: .string(code),
             ]
         ])
     }

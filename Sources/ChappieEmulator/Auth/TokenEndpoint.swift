@@ -1,7 +1,10 @@
+import Foundation
+
 /// `POST /oauth/token` (PROTOCOL §1.3, §2): the `authorization_code` grant that ends the device flow
 /// (form-encoded; checks `code_verifier`, `redirect_uri = <issuer>/deviceauth/callback` and the
 /// Codex `client_id`) and the `refresh_token` grant (JSON or form; extra fields such as `scope` are
-/// ignored; rotation; reuse → 401 `refresh_token_reused`).
+/// ignored; rotation; reuse → 401 `refresh_token_reused`). A queued
+/// ``ChappieEmulator/RefreshFault`` answers the next refresh grant instead.
 struct TokenEndpoint {
     /// The shared state.
     let services: EmulatorServices
@@ -48,6 +51,24 @@ struct TokenEndpoint {
     private func refresh(_ fields: [String: String]) async -> HTTPResponse {
         guard let refreshToken = fields[Wire.refreshToken], !refreshToken.isEmpty else {
             return OAuthErrorBody.oauth(400, Wire.invalidRequest, Wire.missing(Wire.refreshToken))
+        }
+        let accountID = await services.tokens.accountID(ofRefreshToken: refreshToken)
+        if let fault = await services.refreshFaults.next(accountID: accountID) {
+            switch fault {
+            case .reused:
+                await services.tokens.markRefreshToken(refreshToken, as: .used)
+                return OAuthErrorBody.openAI(401, code: Wire.reusedCode, message: Wire.reusedMessage)
+            case .expired:
+                await services.tokens.markRefreshToken(refreshToken, as: .expired)
+                return OAuthErrorBody.openAI(401, code: Wire.expiredCode, message: Wire.expiredMessage)
+            case .invalidated:
+                await services.tokens.markRefreshToken(refreshToken, as: .revoked)
+                return OAuthErrorBody.openAI(401, code: Wire.invalidatedCode, message: Wire.invalidatedMessage)
+            case .httpError(let status, let body, let headers):
+                return HTTPResponse(status: status, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: .bytes(Data(body.utf8)))
+            case .dropConnection:
+                return HTTPResponse(status: 200, headers: [], body: .drop)
+            }
         }
         switch await services.tokens.refresh(refreshToken, issuer: services.issuer) {
         case .success(let tokens):

@@ -33,15 +33,22 @@ actor TokenStore {
         case refreshTokenExpired
     }
 
-    private enum RefreshState {
+    /// The state of a refresh token.
+    enum RefreshState: Sendable {
+        /// Usable once.
         case active
+        /// Already rotated; presenting it again is `refresh_token_reused`.
         case used
+        /// Revoked; `refresh_token_invalidated`.
         case revoked
+        /// Past its lifetime; `refresh_token_expired`.
+        case expired
     }
 
     private struct AccessRecord {
         var expiresAt: Date
         var revoked: Bool
+        var account: ChappieEmulator.Account
     }
 
     private struct CodeRecord {
@@ -53,6 +60,7 @@ actor TokenStore {
     private let accessTokenLifetime: Int
     private var accessTokens = [String: AccessRecord]()
     private var refreshTokens = [String: RefreshState]()
+    private var refreshAccounts = [String: ChappieEmulator.Account]()
     private var codes = [String: CodeRecord]()
     /// Refresh grants answered with new tokens.
     private(set) var refreshGrantsServed = 0
@@ -91,21 +99,30 @@ actor TokenStore {
         switch refreshTokens[refreshToken] {
         case .none, .revoked?: return .failure(.refreshTokenInvalidated)
         case .used?: return .failure(.refreshTokenReused)
+        case .expired?: return .failure(.refreshTokenExpired)
         case .active?:
             refreshTokens[refreshToken] = .used
             refreshGrantsServed += 1
-            return .success(issue(issuer: issuer))
+            return .success(issue(issuer: issuer, account: refreshAccounts[refreshToken]))
         }
     }
 
-    /// Issues a new token triple directly (for tests and for grants).
-    func issue(issuer: String, accessTokenLifetime lifetime: Int? = nil) -> TokenSet {
+    /// Sets a known refresh token's state (a scripted fault); unknown tokens are ignored.
+    func markRefreshToken(_ token: String, as state: RefreshState) {
+        if refreshTokens[token] != nil { refreshTokens[token] = state }
+    }
+
+    /// Issues a new token triple directly (for tests and for grants), for `account` (nil = the
+    /// configured account).
+    func issue(issuer: String, accessTokenLifetime lifetime: Int? = nil, account: ChappieEmulator.Account? = nil) -> TokenSet {
+        let account = account ?? self.account
         let now = Date()
         let lifetime = lifetime ?? accessTokenLifetime
         let access = JWTFactory.accessToken(account: account, issuedAt: now, lifetime: lifetime, issuer: issuer)
         let refresh = "rt_" + Base64URL.encode(RandomIdentifier.bytes(36))
-        accessTokens[access] = AccessRecord(expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false)
+        accessTokens[access] = AccessRecord(expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false, account: account)
         refreshTokens[refresh] = .active
+        refreshAccounts[refresh] = account
         return TokenSet(
             idToken: JWTFactory.idToken(account: account, issuedAt: now, lifetime: 3600, issuer: issuer),
             accessToken: access,
@@ -140,6 +157,12 @@ actor TokenStore {
         return Date() < record.expiresAt ? .valid : .expired
     }
 
+    /// The `chatgpt_account_id` an issued access token belongs to, or nil for an unknown token.
+    func accountID(ofAccessToken token: String) -> String? { accessTokens[token]?.account.accountID }
+
+    /// The `chatgpt_account_id` an issued refresh token belongs to, or nil for an unknown token.
+    func accountID(ofRefreshToken token: String) -> String? { refreshAccounts[token]?.accountID }
+
     /// Makes every access token issued so far expired (their JWT `exp` is unchanged).
     func expireAllAccessTokens() {
         let past = Date(timeIntervalSince1970: 0)
@@ -149,6 +172,11 @@ actor TokenStore {
     /// Revokes every access token issued so far.
     func revokeAllAccessTokens() {
         for key in accessTokens.keys { accessTokens[key]?.revoked = true }
+    }
+
+    /// Expires every refresh token that is still usable.
+    func expireAllRefreshTokens() {
+        for (key, state) in refreshTokens where state == .active { refreshTokens[key] = .expired }
     }
 
     /// Revokes every refresh token issued so far (a server-side sign-out).

@@ -121,7 +121,7 @@ enum ModelsCatalog {
             ("supported_in_api", true),
             ("priority", .int(model.priority)),
             ("additional_speed_tiers", .array(model.speedTiers.map(JSONValue.string))),
-            ("availability_nux", nil),
+            ("availability_nux", .null),
             ("upgrade", model.upgrade.map { target in
                 ["model": .string(target), "migration_markdown": .string("Try \(target) for better results.")]
             } ?? .null),
@@ -138,7 +138,7 @@ enum ModelsCatalog {
             ("supports_image_detail_original", true),
             ("context_window", .int(model.contextWindow)),
             ("max_context_window", .int(model.maxContextWindow)),
-            ("auto_compact_token_limit", nil),
+            ("auto_compact_token_limit", .null),
             ("effective_context_window_percent", 95),
             ("experimental_supported_tools", []),
             ("input_modalities", ["text", "image"]),
@@ -152,7 +152,7 @@ enum ModelsCatalog {
                 ("multi_agent_version", "v2"),
                 ("use_responses_lite", false),
                 ("include_skills_usage_instructions", true),
-                ("auto_review_model_override", nil),
+                ("auto_review_model_override", .null),
                 ("comp_hash", .string(String(model.slug.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) } & 0xFFFF_FFFF, radix: 16))),
             ]
         }

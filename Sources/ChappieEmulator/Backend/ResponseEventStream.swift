@@ -4,22 +4,26 @@ import Foundation
 /// event is `event: <type>\ndata: <json>\n\n` with a `sequence_number` counting from 0, `response`
 /// objects shaped like the Responses API (`id`, `object`, `created_at`, `status`, `model`, `output`,
 /// `usage`, …), and `item_id`/`output_index`/`content_index` on deltas.
-struct ResponseEventStream {
-    /// One encoded SSE event.
+struct ResponseEventStream: Sendable {
+    /// One event.
     struct Event: Sendable {
         /// The event `type`.
         var type: String
-        /// The encoded bytes, ready to send as one chunk.
-        var bytes: Data
+        /// The JSON payload (the SSE `data:` line, or one WebSocket text frame).
+        var payload: String
+        /// The SSE encoding, ready to send as one chunk.
+        var sseBytes: Data { Data("event: \(type)\ndata: \(payload)\n\n".utf8) }
     }
 
     private let request: ResponsesRequest
-    private let responseID = RandomIdentifier.prefixed("resp_")
+    /// The `resp_…` id of this response.
+    let responseID = RandomIdentifier.prefixed("resp_")
     private let createdAt = Int(Date().timeIntervalSince1970)
     private let deltaCharacters: Int
     private var sequenceNumber = 0
     private(set) var events = [Event]()
-    private var output = [JSONValue]()
+    /// The output items produced so far (the `output` of `response.completed`).
+    private(set) var output = [JSONValue]()
     private var outputTokens = 0
     private var reasoningTokens = 0
 
@@ -130,6 +134,11 @@ struct ResponseEventStream {
         outputTokens += max(1, (arguments.count + name.count + 3) / 4)
     }
 
+    /// Drops every event after the first `count` (a disconnect fault).
+    mutating func keepOnly(firstEvents count: Int) {
+        events = Array(events.prefix(count))
+    }
+
     /// `response.completed` with the assembled output and usage.
     mutating func complete() {
         emit("response.completed", [(Wire.response, response(status: Wire.completed, output: output, usage: usage()))])
@@ -139,6 +148,13 @@ struct ResponseEventStream {
     mutating func fail(code: String, message: String) {
         let error: JSONValue = ["code": .string(code), "message": .string(message)]
         emit("response.failed", [(Wire.response, response(status: "failed", output: output, usage: usage(), error: error))])
+    }
+
+    /// An `error` event inside the stream (FAILURE-CASES 20b):
+    /// `{"type":"error","error":{"type":…,"code":…,"message":…,"param":null},"sequence_number":…}`.
+    mutating func error(type: String, code: String, message: String) {
+        let error: JSONValue = ["type": .string(type), "code": .string(code), "message": .string(message), "param": .null]
+        emit("error", [("error", error)])
     }
 
     /// `response.incomplete` with `incomplete_details.reason`.
@@ -155,7 +171,7 @@ struct ResponseEventStream {
         let output = outputTokens + reasoningTokens
         return [
             "input_tokens": .int(inputTokens),
-            "input_tokens_details": ["cached_tokens": 0],
+            "input_tokens_details": ["cached_tokens": 0, "cache_write_tokens": 0],
             "output_tokens": .int(output),
             "output_tokens_details": ["reasoning_tokens": .int(reasoningTokens)],
             "total_tokens": .int(inputTokens + output),
@@ -180,7 +196,7 @@ struct ResponseEventStream {
     private mutating func emit(_ type: String, _ fields: [(String, JSONValue)]) {
         let payload = JSONValue.object([(Wire.type, .string(type))] + fields + [(Wire.sequenceNumber, .int(sequenceNumber))])
         sequenceNumber += 1
-        events.append(Event(type: type, bytes: Data("event: \(type)\ndata: \(payload.serialized)\n\n".utf8)))
+        events.append(Event(type: type, payload: payload.serialized))
     }
 
     private func response(
@@ -200,12 +216,12 @@ struct ResponseEventStream {
             "error": error,
             "incomplete_details": incompleteDetails,
             "instructions": request.instructions.map(JSONValue.string) ?? .null,
-            "max_output_tokens": nil,
-            "max_tool_calls": nil,
+            "max_output_tokens": .null,
+            "max_tool_calls": .null,
             "model": .string(request.model),
             "output": .array(output),
             "parallel_tool_calls": .bool(request.parallelToolCalls),
-            "previous_response_id": nil,
+            "previous_response_id": .null,
             "prompt_cache_key": request.promptCacheKey.map(JSONValue.string) ?? .null,
             "reasoning": reasoning,
             "service_tier": "auto",
@@ -218,7 +234,7 @@ struct ResponseEventStream {
             "top_p": 1.0,
             "truncation": "disabled",
             "usage": usage,
-            "user": nil,
+            "user": .null,
             "metadata": [:],
         ]
     }

@@ -26,14 +26,22 @@ struct ResponsesEndpoint {
         }
 
         let requestID = RandomIdentifier.prefixed("req_")
-        let reply = await services.replies.next() ?? ScriptedModel.reply(to: parsed)
-        if case .httpError(let status, let text, let extra) = reply {
-            var headers: [(name: String, value: String)] = [(Wire.contentType, Wire.json), (Wire.requestID, requestID)]
-            headers += extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var accountID: String?
+        if let token = request.bearerToken { accountID = await services.tokens.accountID(ofAccessToken: token) }
+        let reply = await ScriptedResponse.nextReply(for: parsed, accountID: accountID, services: services)
+        let composed = await ScriptedResponse.compose(reply, for: parsed, services: services)
+        let streamBody: HTTPResponse.Body
+        switch composed {
+        case .error(let status, let text, let extra):
+            let headers = [(name: Wire.contentType, value: Wire.json), (name: Wire.requestID, value: requestID)] + extra
             return HTTPResponse(status: status, headers: headers, body: .bytes(Data(text.utf8)))
+        case .drop:
+            return HTTPResponse(status: 200, headers: [], body: .drop)
+        case .stream(let stream, let ending, let interval):
+            streamBody = .stream(chunks: stream.events.map(\.sseBytes), ending: ending, interval: interval)
+        case .raw(let chunks, let ending, let interval):
+            streamBody = .stream(chunks: chunks, ending: ending, interval: interval)
         }
-
-        await services.usage.recordResponse()
         let snapshot = await services.usage.snapshot()
         var headers: [(name: String, value: String)] = [
             (Wire.contentType, Wire.eventStream),
@@ -46,46 +54,15 @@ struct ResponsesEndpoint {
         headers += RateLimitHeaders.fields(
             snapshot, now: Int(Date().timeIntervalSince1970), planType: services.configuration.account.planType
         )
-
-        var stream = ResponseEventStream(request: parsed, deltaCharacters: services.configuration.deltaCharacters)
-        let ending: HTTPResponse.StreamEnding
-        var keepEvents: Int?
-        switch reply {
-        case .text(let text):
-            stream.begin()
-            if parsed.reasoning != nil { stream.reasoning(summary: Wire.reasoningSummary) }
-            stream.message(text)
-            stream.complete()
-            ending = .finish
-        case .functionCall(let name, let arguments):
-            stream.begin()
-            if parsed.reasoning != nil { stream.reasoning(summary: Wire.reasoningSummary) }
-            stream.functionCall(name: name, arguments: arguments)
-            stream.complete()
-            ending = .finish
-        case .failed(let code, let message):
-            stream.begin()
-            stream.fail(code: code, message: message)
-            ending = .finishAndClose
-        case .incomplete(let reason):
-            stream.begin()
-            stream.message(ChappieEmulator.defaultReply(for: parsed.lastUserText), stopAfterDeltas: 1)
-            stream.incomplete(reason: reason)
-            ending = .finish
-        case .disconnect(let count):
-            stream.begin()
-            stream.message(ChappieEmulator.defaultReply(for: parsed.lastUserText))
-            stream.complete()
-            keepEvents = max(0, count)
-            ending = .abort
-        case .stall:
-            ending = .stall
-        case .httpError:
-            preconditionFailure("handled above")
+        var response = HTTPResponse(status: 200, headers: headers, body: streamBody)
+        let closed = services.closedStreams
+        let path = request.path
+        response.onClientClose = { sent in
+            BlockingBridge.run {
+                await closed.record(.init(transport: .httpSSE, path: path, messagesSent: sent, duringResponse: true))
+            }
         }
-        var chunks = stream.events.map(\.bytes)
-        if let keepEvents { chunks = Array(chunks.prefix(keepEvents)) }
-        return HTTPResponse(status: 200, headers: headers, body: .stream(chunks: chunks, ending: ending))
+        return response
     }
 
     private enum Wire {
@@ -102,7 +79,6 @@ struct ResponsesEndpoint {
         static let eventStream = "text/event-stream; charset=utf-8"
         static let noCache = "no-cache"
         static let invalidZstd = "Invalid zstd-compressed request body"
-        static let reasoningSummary = "**Reading the request**\n\nThe emulator follows its script for this reply."
         static func unsupportedEncoding(_ encoding: String) -> String { "Unsupported Content-Encoding: \(encoding)" }
     }
 }

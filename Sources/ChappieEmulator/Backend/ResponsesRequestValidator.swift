@@ -40,6 +40,7 @@ enum ResponsesRequestValidator {
             let isHollowReasoning = type == Wire.reasoning && (item[Wire.encryptedContent]?.stringValue ?? "").isEmpty
             if isReference || isHollowReasoning { return .failure(.init(Wire.itemNotFound(id))) }
         }
+        if let orphan = orphanOutputCallID(in: input) { return .failure(.init(Wire.noToolCall(orphan))) }
         if let tools = body[Wire.tools], tools.arrayValue == nil { return .failure(.init(Wire.toolsMustBeList)) }
         let reasoning = body[Wire.reasoning].flatMap { $0 == .null ? nil : $0 }
         return .success(
@@ -56,6 +57,24 @@ enum ResponsesRequestValidator {
                 toolChoice: body[Wire.toolChoice] ?? "auto"
             )
         )
+    }
+
+    /// The `call_id` of the first tool output whose call is not in the input, as the real server
+    /// rejects: every `function_call_output` (or `custom_tool_call_output`) must follow its call.
+    static func orphanOutputCallID(in input: [JSONValue]) -> String? {
+        var calls = Set<String>()
+        for item in input {
+            guard let callID = item[Wire.callID]?.stringValue else { continue }
+            switch item[Wire.type]?.stringValue {
+            case Wire.functionCall?, Wire.customToolCall?, Wire.localShellCall?:
+                calls.insert(callID)
+            case Wire.functionCallOutput?, Wire.customToolCallOutput?:
+                if !calls.contains(callID) { return callID }
+            default:
+                break
+            }
+        }
+        return nil
     }
 
     /// A rejection carrying the `detail` text (always HTTP 400).
@@ -78,6 +97,13 @@ enum ResponsesRequestValidator {
         static let parallelToolCalls = "parallel_tool_calls"
         static let promptCacheKey = "prompt_cache_key"
         static let toolChoice = "tool_choice"
+        static let callID = "call_id"
+        static let functionCall = "function_call"
+        static let customToolCall = "custom_tool_call"
+        static let localShellCall = "local_shell_call"
+        static let functionCallOutput = "function_call_output"
+        static let customToolCallOutput = "custom_tool_call_output"
+        static func noToolCall(_ callID: String) -> String { "No tool call found for function call output with call_id \(callID)." }
         static let role = "role"
         static let developer = "developer"
         static let system = "system"

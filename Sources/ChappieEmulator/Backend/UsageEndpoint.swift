@@ -35,7 +35,7 @@ struct UsageEndpoint {
                     snapshot.secondaryUsedPercent, UsageMeter.secondaryWindowSeconds, snapshot.secondaryResetAt
                 ),
             ],
-            "code_review_rate_limit": nil,
+            "code_review_rate_limit": .null,
             "additional_rate_limits": [],
             "credits": [
                 "has_credits": false,
@@ -44,8 +44,8 @@ struct UsageEndpoint {
                 "approx_local_messages": [0, 0],
                 "approx_cloud_messages": [0, 0],
             ],
-            "rate_limit_reached_type": limitReached ? ["type": "rate_limit_reached"] : nil,
-            "promo": nil,
+            "rate_limit_reached_type": limitReached ? ["type": "rate_limit_reached"] : .null,
+            "promo": .null,
         ])
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Decodes `Content-Encoding: zstd` request bodies (RFC 8878), which Codex sends to the built-in
 /// ChatGPT provider (PROTOCOL §4.2). The system `libzstd.so.1` is loaded at run time with

@@ -1,7 +1,18 @@
+import Foundation
+
 extension ChappieEmulator {
-    /// What the scripted model does for one `POST /backend-api/codex/responses` call. Queue replies
-    /// with ``ChappieEmulator/enqueue(_:)``; when the queue is empty the model answers with
+    /// What the scripted model does for one `POST /backend-api/codex/responses` call, or for one
+    /// `response.create` frame on the Responses WebSocket. Queue replies with
+    /// ``ChappieEmulator/enqueue(_:)``; when the queue is empty the emulator uses
+    /// ``ChappieEmulator/Configuration/standingReply`` if set, else the scripted model answers with
     /// ``ChappieEmulator/defaultReply(for:)`` text derived from the last user message.
+    ///
+    /// Faults are per request: each queued reply is used by exactly one call, optionally only by
+    /// a call made with one account's token (``ChappieEmulator/enqueue(_:forAccountID:)``). The
+    /// scripted model is deterministic in the request's
+    /// input, so a request retried after a ``cut(_:afterEvents:ending:)`` of the default answer
+    /// streams the same text again (a faithful replay after a reconnect); queue a different
+    /// ``text(_:)`` after the cut to make the replay diverge (issue 5).
     public enum ScriptedReply: Sendable, Equatable {
         /// Stream this assistant text as a message item, split into several deltas (PROTOCOL §5.6).
         case text(String)
@@ -19,5 +30,42 @@ extension ChappieEmulator {
         case disconnect(afterEvents: Int)
         /// Send the response head, then nothing until the client leaves or the emulator shuts down.
         case stall
+        /// Stream this text like ``text(_:)``, but wait `eventInterval` before each event after the
+        /// response head (a slow drip, for idle-timeout and cancellation tests).
+        case slowText(String, eventInterval: Duration)
+        /// Answer HTTP 429 with the usage-limit body of PROTOCOL §7.3
+        /// (`error.type = "usage_limit_reached"`, the account's `plan_type`, `resets_at` and
+        /// `resets_in_seconds`), the rate-limit headers at 100 % and `x-codex-active-limit: codex`.
+        case usageLimitReached(resetsInSeconds: Int)
+        /// Send `body` byte for byte as the SSE body of a 200 `text/event-stream` response, cut into
+        /// HTTP chunks at the byte offsets `chunkOffsets` (ascending; offsets outside `1..<body.count`
+        /// are ignored), waiting `chunkInterval` before each chunk (nil = no wait), then end the
+        /// body normally. Nothing is parsed or checked, so any captured stream (even a malformed
+        /// one) replays exactly. On a WebSocket each SSE event's `data` (several `data:` lines
+        /// joined with LF; empty data and `[DONE]` skipped) becomes one text frame.
+        case replaySSE(Data, chunkOffsets: [Int] = [], chunkInterval: Duration? = nil)
+        /// Stream the first `afterEvents` events of `reply` (events of the Responses stream,
+        /// not counting the WebSocket's `codex.rate_limits`), then end the connection as `ending`
+        /// says, without a terminal event. A reply that is not a stream (e.g. ``httpError(status:body:headers:)``)
+        /// is sent unchanged; for ``replaySSE(_:chunkOffsets:chunkInterval:)`` over HTTP the count is chunks.
+        indirect case cut(ScriptedReply, afterEvents: Int, ending: StreamCut)
+        /// Close the connection without answering (no status line): a network error for the
+        /// client, with nothing received. On a WebSocket the socket closes without a close frame.
+        case dropConnection
+        /// Stream an `error` event (FAILURE-CASES 20b, PROTOCOL §6.2). Over HTTP: a 200 stream of
+        /// `response.created`, `response.in_progress`, then
+        /// `{"type":"error","error":{"type":…,"code":…,"message":…,"param":null},"sequence_number":2}`,
+        /// then the connection closes (`status` is not sent). On a WebSocket: after
+        /// `codex.rate_limits`, one frame `{"type":"error","status":…,"error":{"type":…,"code":…,"message":…}}`;
+        /// the socket stays open for the next `response.create`.
+        case errorEvent(status: Int, type: String, code: String, message: String)
+
+        /// The WebSocket connection-limit error (PROTOCOL §6.2): status 400,
+        /// `error.code = "websocket_connection_limit_reached"` with the real message. Codex
+        /// retries it on a new socket. The status and `error.type` are assumptions (not observed).
+        public static let webSocketConnectionLimitReached = ScriptedReply.errorEvent(
+            status: 400, type: "invalid_request_error", code: "websocket_connection_limit_reached",
+            message: "Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue."
+        )
     }
 }

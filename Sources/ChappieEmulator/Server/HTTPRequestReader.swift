@@ -48,7 +48,7 @@ final class HTTPRequestReader {
         guard let end = headEnd, end - start <= Self.maximumHeaderBytes else {
             return .rejected(status: 431, detail: Wire.headersTooLarge)
         }
-        guard let headText = String(validating: buffer[start..<end], as: UTF8.self)
+        guard let headText = UTF8Text.decode(buffer[start..<end])
             ?? String(bytes: buffer[start..<end], encoding: .isoLatin1)
         else { return .rejected(status: 400, detail: Wire.malformed) }
         start = end + 4
@@ -156,6 +156,14 @@ final class HTTPRequestReader {
             compact()
             buffer.append(contentsOf: bytes)
         }
+    }
+
+    /// Removes and returns the bytes read past the last request (the start of an upgraded protocol).
+    func takeBufferedBytes() -> [UInt8] {
+        let rest = Array(buffer[start...])
+        buffer.removeAll()
+        start = 0
+        return rest
     }
 
     private var available: Int { buffer.count - start }

@@ -13,14 +13,26 @@ struct HTTPResponse: Sendable {
         case abort
         /// Send nothing more and keep the socket open until the client leaves or the emulator shuts down.
         case stall
+        /// Reset the connection at once (TCP RST, see ``SocketIO/resetOnClose(_:)``) without the last chunk.
+        case reset
+        /// On a WebSocket: send a close frame with `code` and `reason` (RFC 6455 §5.5.1) and wait
+        /// briefly for the client's reply. Over HTTP it behaves like ``abort``.
+        case closeWebSocket(code: UInt16, reason: String)
     }
 
     /// What follows the header block.
     enum Body: Sendable {
         /// A complete body, sent with `Content-Length`.
         case bytes(Data)
-        /// Chunks written and flushed one by one, then `ending`.
-        case stream(chunks: [Data], ending: StreamEnding)
+        /// Chunks written and flushed one by one, waiting `interval` before each (nil = no wait),
+        /// then `ending`.
+        case stream(chunks: [Data], ending: StreamEnding, interval: Duration? = nil)
+        /// No answer at all: the connection closes before the status line (a network error for
+        /// the client, with nothing received).
+        case drop
+        /// A `101 Switching Protocols` upgrade (RFC 6455 §4.2.2): after the head, `session` runs
+        /// on the connection's thread with the upgraded socket; the connection closes when it returns.
+        case webSocket(session: @Sendable (WebSocketConnection) -> Void)
     }
 
     /// Status code, e.g. 200.
@@ -31,6 +43,10 @@ struct HTTPResponse: Sendable {
     var body: Body
     /// Whether to close the connection after this response.
     var closeConnection = false
+    /// Called on the connection thread when the client closes the connection while a streamed
+    /// body is still being sent or held open, with the number of body chunks fully written
+    /// before. Not called when the emulator shuts down.
+    var onClientClose: (@Sendable (_ chunksSent: Int) -> Void)?
 
     /// A JSON response with `Content-Type: application/json`.
     static func json(_ status: Int, _ value: JSONValue, headers: [(name: String, value: String)] = []) -> HTTPResponse {
@@ -61,8 +77,8 @@ struct HTTPResponse: Sendable {
         static let json = "application/json"
         static let html = "text/html; charset=utf-8"
         static let reasons: [Int: String] = [
-            100: "Continue", 200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 410: "Gone",
+            100: "Continue", 101: "Switching Protocols", 200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 405: "Method Not Allowed", 426: "Upgrade Required", 408: "Request Timeout", 410: "Gone",
             413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
             429: "Too Many Requests", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
             501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 505: "HTTP Version Not Supported",

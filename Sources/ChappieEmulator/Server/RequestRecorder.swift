@@ -39,6 +39,12 @@ actor RequestRecorder {
         )
     }
 
+    /// Appends one WebSocket text message received on `path`, recorded with method `WS`, no
+    /// headers, and the message text as body.
+    func recordWebSocketMessage(path: String, text: String) {
+        requests.append(ChappieEmulator.RecordedRequest(method: "WS", path: path, query: nil, headers: [], body: Data(text.utf8)))
+    }
+
     /// All requests so far.
     func all() -> [ChappieEmulator.RecordedRequest] { requests }
 }

@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A loopback TCP listener (POSIX sockets) that serves each connection on its own thread, reading
 /// requests with ``HTTPRequestReader`` and answering through an async handler.
@@ -25,11 +29,14 @@ final class SocketListener: Sendable {
 
     /// Binds `127.0.0.1:port` (0 picks a free port) and starts accepting.
     init(port: Int, handler: @escaping Handler) throws(ChappieEmulator.StartError) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, SocketConstants.streamType, 0)
         guard fd >= 0 else { throw .socket(errno: errno) }
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -71,13 +78,43 @@ final class SocketListener: Sendable {
         state.withLock { state in
             guard !state.stopping else { return }
             state.stopping = true
-            Glibc.shutdown(listenFD, Int32(SHUT_RDWR))
-            for fd in state.connections { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            _ = Self.shutdownSocket(listenFD)
+            for fd in state.connections { _ = Self.shutdownSocket(fd) }
         }
+        #if canImport(Darwin)
+        // Darwin does not wake a blocked accept(2) on shutdown(2) of the listening socket; a
+        // throwaway loopback connection does.
+        Self.wakeAcceptLoop(port: port)
+        #endif
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             threads.notify(queue: .global()) { continuation.resume() }
         }
     }
+
+    /// `shutdown(2)` both directions; named to avoid the clash with ``shutdown()``.
+    private static func shutdownSocket(_ fd: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.shutdown(fd, SocketConstants.shutdownBoth)
+        #else
+        Darwin.shutdown(fd, SocketConstants.shutdownBoth)
+        #endif
+    }
+
+    #if canImport(Darwin)
+    private static func wakeAcceptLoop(port: Int) {
+        let fd = socket(AF_INET, SocketConstants.streamType, 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+    #endif
 
     private func acceptLoop() {
         while true {
@@ -122,7 +159,19 @@ final class SocketListener: Sendable {
                 return
             case .request(let request):
                 let handler = self.handler
-                let response = BlockingBridge.run { await handler(request) }
+                var response = BlockingBridge.run { await handler(request) }
+                if let report = response.onClientClose {
+                    // A stream ended by shutdown() looks like a client close on the socket; drop those.
+                    response.onClientClose = { [state] sent in
+                        if !state.withLock({ $0.stopping }) { report(sent) }
+                    }
+                }
+                if case .webSocket(let session) = response.body {
+                    guard HTTPResponseWriter.write(response, to: fd, close: false) else { return }
+                    let stopping: @Sendable () -> Bool = { [state] in state.withLock { $0.stopping } }
+                    session(WebSocketConnection(fd: fd, leftover: reader.takeBufferedBytes(), isStopping: stopping))
+                    return
+                }
                 guard HTTPResponseWriter.write(response, to: fd, close: request.wantsClose) else { return }
             }
         }

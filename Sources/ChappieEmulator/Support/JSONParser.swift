@@ -99,7 +99,7 @@ struct JSONParser {
         var raw = [UInt8]()
         func flushRaw() -> Bool {
             guard !raw.isEmpty else { return true }
-            guard let text = String(validating: raw, as: UTF8.self) else { return false }
+            guard let text = UTF8Text.decode(raw) else { return false }
             scalars.append(contentsOf: text.unicodeScalars)
             raw.removeAll()
             return true
@@ -147,7 +147,7 @@ struct JSONParser {
     }
 
     private mutating func parseHex4() -> UInt32? {
-        guard index + 4 <= bytes.count, let text = String(validating: bytes[index..<index + 4], as: UTF8.self),
+        guard index + 4 <= bytes.count, let text = UTF8Text.decode(bytes[index..<index + 4]),
             let value = UInt32(text, radix: 16)
         else { return nil }
         index += 4
@@ -171,7 +171,7 @@ struct JSONParser {
                 break
             }
         }
-        guard index > start, let text = String(validating: bytes[start..<index], as: UTF8.self) else { return nil }
+        guard index > start, let text = UTF8Text.decode(bytes[start..<index]) else { return nil }
         if isIntegral, let value = Int(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else { return nil }
         return .double(value)

@@ -24,12 +24,15 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
     case signInInProgress
     /// The sign-in was cancelled.
     case cancelled
+    /// The stored session can no longer be renewed (the refresh token was refused or is
+    /// missing); the reason is safe to show. The user must sign in again.
+    case reauthenticationRequired(String)
 
     /// True when the user must sign in again: a missing refresh token, or a token endpoint
     /// refusal with status 400, 401 or 403.
     public var requiresReauthentication: Bool {
         switch self {
-        case .missingRefreshToken: true
+        case .missingRefreshToken, .reauthenticationRequired: true
         case .tokenExchangeFailed(let status, _): [400, 401, 403].contains(status)
         default: false
         }
@@ -50,6 +53,7 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
         case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
         case .signInInProgress: "A sign-in is already in progress."
         case .cancelled: "The sign-in was cancelled."
+        case .reauthenticationRequired(let reason): "Please sign in again: \(reason)"
         }
     }
 }

@@ -11,14 +11,29 @@ import Combine
 /// same ``ChappieConfiguration`` so both use the same credential.
 @MainActor
 public final class ChappieAuthSession {
+    // Each property announces a change twice: `objectWillChange` (Apple platforms) before the new
+    // value is stored, as SwiftUI requires, and ``updates`` after it, with the new snapshot.
+
     /// The sign-in lifecycle stage.
-    public private(set) var state: ChappieAuthState = .signedOut { didSet { if state != oldValue { emit() } } }
+    public private(set) var state: ChappieAuthState = .signedOut {
+        willSet { if newValue != state { willChange() } }
+        didSet { if state != oldValue { emit() } }
+    }
     /// Progress of the device-code exchange.
-    public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle { didSet { if deviceLinkState != oldValue { emit() } } }
+    public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle {
+        willSet { if newValue != deviceLinkState { willChange() } }
+        didSet { if deviceLinkState != oldValue { emit() } }
+    }
     /// Who is signed in, once signed in.
-    public private(set) var accountInfo: ChappieAccountInfo? { didSet { if accountInfo != oldValue { emit() } } }
+    public private(set) var accountInfo: ChappieAccountInfo? {
+        willSet { if newValue != accountInfo { willChange() } }
+        didSet { if accountInfo != oldValue { emit() } }
+    }
     /// The most recent failure, or nil.
-    public private(set) var lastError: ChappieAuthError? { didSet { if lastError != oldValue { emit() } } }
+    public private(set) var lastError: ChappieAuthError? {
+        willSet { if newValue != lastError { willChange() } }
+        didSet { if lastError != oldValue { emit() } }
+    }
 
     /// The configuration this session signs in for.
     public nonisolated let configuration: ChappieConfiguration
@@ -46,7 +61,7 @@ public final class ChappieAuthSession {
         initialLoad = Task { [weak self] in await self?.observeManager() }
     }
 
-    isolated deinit {
+    deinit {
         statusTask?.cancel()
         signInTask?.cancel()
         for observer in observers.values { observer.finish() }
@@ -164,17 +179,22 @@ public final class ChappieAuthSession {
             state = .signedOut
         case .reauthenticationRequired(let reason):
             state = .reauthenticationRequired
-            lastError = .tokenExchangeFailed(status: 401, code: nil)
-            _ = reason
+            lastError = .reauthenticationRequired(reason)
         }
     }
 
-    private func emit() {
-        let current = snapshot
-        for observer in observers.values { observer.yield(current) }
+    /// Tells SwiftUI (through `ObservableObject`) that a property is about to change; a no-op
+    /// where Combine is absent.
+    private func willChange() {
         #if canImport(Combine)
         objectWillChange.send()
         #endif
+    }
+
+    /// Sends the new values to every ``updates`` stream, after a change was stored.
+    private func emit() {
+        let current = snapshot
+        for observer in observers.values { observer.yield(current) }
     }
 
     private static func authError(from error: any Error) -> ChappieAuthError {
@@ -188,6 +208,10 @@ public final class ChappieAuthSession {
 }
 
 #if canImport(Combine)
+/// On Apple platforms a session drives SwiftUI directly: `objectWillChange` fires before each change
+/// of ``ChappieAuthSession/state``, ``ChappieAuthSession/deviceLinkState``,
+/// ``ChappieAuthSession/accountInfo`` or ``ChappieAuthSession/lastError``, so a view that holds
+/// the session in `@StateObject` or `@ObservedObject` re-renders with the new values.
 extension ChappieAuthSession: ObservableObject {}
 #endif
 

@@ -9,6 +9,7 @@ actor CredentialManager {
     private let key: ChappieCredentialKey
     private let tokenEndpoint: TokenEndpoint
     private let time: ChappieTimeSource
+    private let logger: Logger
 
     private var credential: ChappieCredential?
     private var loaded = false
@@ -31,13 +32,15 @@ actor CredentialManager {
             if let existing = managers[name] { return existing }
             let manager = CredentialManager(store: configuration.credentialStore, key: configuration.credentialKey,
                                             tokenEndpoint: TokenEndpoint(endpoints: configuration.endpoints, transport: transport),
-                                            time: time)
+                                            time: time, logger: configuration.logger)
             managers[name] = manager
             return manager
         }
     }
 
-    init(store: any ChappieCredentialStore, key: ChappieCredentialKey, tokenEndpoint: TokenEndpoint, time: ChappieTimeSource) {
+    init(store: any ChappieCredentialStore, key: ChappieCredentialKey, tokenEndpoint: TokenEndpoint, time: ChappieTimeSource,
+         logger: Logger = .silent) {
+        self.logger = logger
         self.store = store
         self.key = key
         self.tokenEndpoint = tokenEndpoint
@@ -170,9 +173,29 @@ actor CredentialManager {
     }
 
     private func performRefresh(of stale: ChappieCredential) async throws -> ChappieCredential {
-        // Another process may already have rotated the tokens: adopt a newer stored credential.
-        if let stored = try? await store.loadCredential(for: key), stored.accessToken != stale.accessToken,
-           stored.accountID == stale.accountID {
+        // Under the store's cross-process lock, re-read the store first: another process may
+        // already have rotated the tokens, and its newer credential must be adopted, not
+        // overwritten, and its spent refresh token not spent again.
+        try await store.withRefreshLock(for: key) {
+            try await self.refreshHoldingLock(stale)
+        }
+    }
+
+    private func refreshHoldingLock(_ stale: ChappieCredential) async throws -> ChappieCredential {
+        let stored: ChappieCredential?
+        do { stored = try await store.loadCredential(for: key) }
+        catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        guard let stored else {
+            credential = nil
+            publish(.signedOut)
+            throw ChappieClientError.missingCredential
+        }
+        if stored.accessToken != stale.accessToken {
+            guard stored.accountID == stale.accountID else {
+                let reason = "the saved sign-in now belongs to another account"
+                markTerminal(refreshToken: stale.refreshToken, reason: reason)
+                throw ChappieClientError.reauthenticationRequired(reason)
+            }
             credential = stored
             generation += 1
             if let expiry = stored.accessTokenExpiresAt, expiry.timeIntervalSince(time.now()) >= Self.refreshSkew {
@@ -189,9 +212,11 @@ actor CredentialManager {
             throw ChappieClientError.missingRefreshToken
         }
         let tokens: TokenResponse
+        logger(.debug, "refresh.started", ["slot": key.description])
         do {
             tokens = try await tokenEndpoint.refresh(refreshToken: refreshToken)
         } catch let failure as RefreshFailure {
+            logger(.warning, "refresh.failed", ["slot": key.description, "kind": "\(failure)"])
             switch failure {
             case .terminal(let status, let code):
                 let reason = "the sign-in server refused to renew the session (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
@@ -212,6 +237,7 @@ actor CredentialManager {
         catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
         credential = refreshed
         generation += 1
+        logger(.info, "refresh.succeeded", ["slot": key.description, "generation": "\(generation)"])
         return refreshed
     }
 

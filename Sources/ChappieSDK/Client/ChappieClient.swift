@@ -15,27 +15,40 @@ public actor ChappieClient {
     /// The harness sent with every request.
     public nonisolated let harness: ChappieHarness
 
+    /// Host tools by name.
+    private var tools: [String: ChappieHostTool]
+    private var approvalHandler: ChappieToolApprovalHandler?
     private let transport: any HTTPTransport
+    private let webSockets: any WebSocketConnector
+    private let streaming = StreamingTransportState()
     private let credentials: CredentialManager
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
+    private var modelCatalog: ModelCatalogCache?
     private var turnInProgress = false
     private var turnWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a client; prefer ``Chappie/client(configuration:harness:rateLimitBackoff:streamingTransportPolicy:)``.
-    public init(configuration: ChappieConfiguration = ChappieConfiguration(), timeSource: ChappieTimeSource = .system) {
-        self.init(configuration: configuration, transport: URLSessionHTTPTransport(), timeSource: timeSource)
+    public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
+                toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
+        self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
+                  transport: URLSessionHTTPTransport(), timeSource: timeSource)
     }
 
-    init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource) {
+    init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,
+         transport: any HTTPTransport, webSockets: any WebSocketConnector = URLSessionWebSocketConnector(),
+         timeSource: ChappieTimeSource) {
+        self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
+        self.tools = Dictionary(tools.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        approvalHandler = toolApprovalHandler
         self.transport = transport
         time = timeSource
         credentials = CredentialManager.shared(for: configuration, transport: transport, time: timeSource)
         let now = timeSource.now()
         state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
-                                     model: configuration.model, messages: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+                                     model: configuration.model, transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
     }
 
     // MARK: Conversation
@@ -99,24 +112,66 @@ public actor ChappieClient {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
-        let transcript = (replacing ? [] : state.messages) + messages
-        var input: [ChappieJSONValue] = []
-        if let context = harness.contextMessage { input.append(ResponsesRequestBody.item(for: context)) }
-        if let summary = state.compactedSummary { input.append(ResponsesRequestBody.item(for: .system(summary))) }
-        input += transcript.map(ResponsesRequestBody.item(for:))
-        let body = ResponsesRequestBody(model: model ?? state.model, instructions: harness.requestInstructions, input: input,
-                                        tools: harness.tools, reasoningEffort: options.fastMode ? "low" : nil,
-                                        promptCacheKey: state.threadID)
-        let response = try await runner.run(body: body.json, sessionID: state.threadID, emit: emit)
-        state.messages = transcript + [.assistant(response.outputText)]
-        state.updatedAt = time.now()
-        return response
+        var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
+        let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
+                                    stopsOnDenial: configuration.stopsOnToolDenial, time: time)
+        let slug = model ?? state.model
+        if let effort = options.effectiveEffort, let entry = modelCatalog?.models.first(where: { $0.slug == slug }),
+           !entry.supportedReasoningLevels.isEmpty, !entry.supportedReasoningLevels.contains(effort) {
+            throw ChappieClientError.invalidRequest("\(slug) does not support reasoning effort \(effort)")
+        }
+        var rounds = 0
+        while true {
+            let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
+                                            input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
+                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
+            let (response, head) = try await runner.runReportingHead(body: body.json, sessionID: state.threadID, emit: emit)
+            if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
+                modelCatalog = nil
+            }
+            transcript += response.items.compactMap(ChappieTranscriptItem.fromOutputItem)
+            let calls = response.items.compactMap { $0["type"] == "function_call" ? ChappieFunctionCall(outputItem: $0) : nil }
+            guard !calls.isEmpty else {
+                state.transcript = transcript
+                state.updatedAt = time.now()
+                return response
+            }
+            rounds += 1
+            if rounds > configuration.maximumToolRounds { throw ChappieClientError.toolLoopLimitExceeded(configuration.maximumToolRounds) }
+            let results = try await executor.execute(calls, emit: emit)
+            transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
+        }
+    }
+
+    /// The items every request starts with: the harness context and the compaction summary.
+    private var requestPrefix: [ChappieJSONValue] {
+        var prefix: [ChappieJSONValue] = []
+        if let context = harness.contextMessage { prefix.append(ResponsesRequestBody.item(for: context)) }
+        if let summary = state.compactedSummary { prefix.append(ResponsesRequestBody.item(for: .system(summary))) }
+        return prefix
+    }
+
+    /// The harness tools plus every host tool the harness does not declare (first name wins).
+    private var declaredTools: [ChappieHarnessTool] {
+        var seen = Set<String>()
+        return (harness.tools + tools.values.sorted { $0.name < $1.name }.map(\.declaration)).filter { seen.insert($0.name).inserted }
+    }
+
+    /// Registers a host tool (replacing one with the same name) for later turns.
+    public func register(_ tool: ChappieHostTool) {
+        tools[tool.name] = tool
+    }
+
+    /// Sets the handler that decides on `.ask` tool calls; without one they are denied.
+    public func setToolApprovalHandler(_ handler: ChappieToolApprovalHandler?) {
+        approvalHandler = handler
     }
 
     private var runner: ResponseTurnRunner {
         ResponseTurnRunner(transport: transport, credentials: credentials, endpoints: configuration.endpoints,
                            originator: configuration.originator, idleTimeout: configuration.streamIdleTimeout,
-                           backoff: configuration.rateLimitBackoff, time: time)
+                           backoff: configuration.rateLimitBackoff, time: time, logger: configuration.logger,
+                           policy: configuration.streamingTransportPolicy, streaming: streaming, webSockets: webSockets)
     }
 
     /// Waits until no other turn runs; turns start in call order.
@@ -144,7 +199,7 @@ public actor ChappieClient {
     public func clearContext() -> ChappieClientContext {
         let now = time.now()
         state = ChappieClientContext(sessionID: state.sessionID, threadID: UUID().uuidString.lowercased(), model: state.model,
-                                     messages: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+                                     transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
         return state
     }
 
@@ -162,10 +217,61 @@ public actor ChappieClient {
     @discardableResult
     public func compactContext(summary: String, keepingLast: Int = 0) -> ChappieClientContext {
         state.compactedSummary = summary
-        state.messages = Array(state.messages.suffix(max(0, keepingLast)))
+        state.transcript = Array(state.transcript.suffix(max(0, keepingLast)))
         state.updatedAt = time.now()
         return state
     }
+
+    /// Lets the model compact the conversation: the backend's remote compaction
+    /// (`POST /codex/responses/compact`, PROTOCOL §9) replaces the history with the user and
+    /// developer messages plus an opaque compaction item; when that endpoint is unavailable, a
+    /// summary turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` and
+    /// empties the transcript. Returns the new context. Throws ``ChappieClientError``.
+    @discardableResult
+    public func compactContext() async throws -> ChappieClientContext {
+        await enterTurn()
+        defer { leaveTurn() }
+        let body: ChappieJSONValue = [
+            "model": .string(state.model), "instructions": .string(harness.requestInstructions),
+            "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
+            "parallel_tool_calls": .bool(!declaredTools.isEmpty),
+        ]
+        do {
+            let data = try await authorizedRequest(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8))
+            guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
+                throw ChappieClientError.invalidResponse("the compaction answer has no output list")
+            }
+            state.transcript = output.compactMap(ChappieTranscriptItem.fromOutputItem)
+            state.updatedAt = time.now()
+            return state
+        } catch let error as ChappieClientError {
+            switch error {
+            case .httpError(let status, _) where status == 404 || status == 405 || status >= 500:
+                break
+            case .network, .invalidResponse:
+                break
+            default:
+                throw error
+            }
+        }
+        let request = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions,
+                                           input: requestPrefix + ChappieTranscriptItem.replayInput(state.transcript)
+                                               + [ChappieTranscriptItem.message(.user(Self.summaryPrompt)).inputItem],
+                                           tools: [], reasoningEffort: nil, promptCacheKey: state.threadID)
+        let response = try await runner.run(body: request.json, sessionID: state.threadID, emit: { _ in })
+        let previous = state.compactedSummary.map { $0 + "\n\n" } ?? ""
+        state.compactedSummary = previous + response.outputText
+        state.transcript = []
+        state.updatedAt = time.now()
+        return state
+    }
+
+    /// Chappie's own hand-off prompt for a local, model-written summary.
+    static let summaryPrompt = """
+        Write a compact summary of our conversation so far so that it can replace the full history. \
+        Keep the user's goals, the decisions made, facts and numbers that matter, tool results still \
+        relevant, and anything left to do. Write plain prose, no preamble.
+        """
 
     /// The local size estimate against a context window of `contextWindow` tokens.
     public func contextSize(contextWindow: Int) -> ChappieContextSize {
@@ -188,15 +294,45 @@ public actor ChappieClient {
     }
 
     /// The live model catalog sorted by priority (best first). Entries the SDK cannot read are
-    /// skipped. Throws ``ChappieClientError``.
+    /// skipped. The catalog is cached with its `ETag` for 300 seconds, and dropped early when a
+    /// response's `x-models-etag` differs (PROTOCOL §8). Throws ``ChappieClientError``.
     public func models() async throws -> [ChappieModel] {
+        try await models(forceRefresh: false)
+    }
+
+    /// The catalog, fetched again when `forceRefresh` is true. Throws ``ChappieClientError``.
+    public func models(forceRefresh: Bool) async throws -> [ChappieModel] {
+        if !forceRefresh, let cache = modelCatalog, time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
+            return cache.models
+        }
         var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let data = try await get(components?.url ?? configuration.endpoints.models)
-        guard let entries = (try? ChappieJSONValue(jsonData: data))?[Wire.models]?.arrayValue else {
+        let (data, head) = try await authorizedRequestWithHead(method: "GET", url: components?.url ?? configuration.endpoints.models, body: nil)
+        let root = try? ChappieJSONValue(jsonData: data)
+        guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
             throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
         }
-        return entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+        let models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now())
+        return models
+    }
+
+    /// The best model for `filter` (default: usable in the API with text input): the first
+    /// picker-visible match by priority, else the first match, else nil. Throws ``ChappieClientError``.
+    public func bestAvailableModel(filter: ChappieModelFilter = ChappieModelFilter(supportedInAPI: true, inputModality: "text")) async throws
+        -> ChappieModel? {
+        let matches = try await models(filter: filter)
+        return matches.first { $0.visibility == "list" } ?? matches.first
+    }
+
+    /// A replacement for `slug` (default: the current model) when it is unavailable: the best
+    /// other match for `filter`. Throws ``ChappieClientError``.
+    public func fallbackModel(for slug: String? = nil,
+                              filter: ChappieModelFilter = ChappieModelFilter(supportedInAPI: true, inputModality: "text")) async throws
+        -> ChappieModel? {
+        let current = slug ?? state.model
+        let matches = try await models(filter: filter).filter { $0.slug != current }
+        return matches.first { $0.visibility == "list" } ?? matches.first
     }
 
     /// The models that match `filter`, best first. Throws ``ChappieClientError``.
@@ -211,12 +347,23 @@ public actor ChappieClient {
 
     /// An authorized `GET` with the 401-refresh-retry rule; returns the body. Throws ``ChappieClientError``.
     private func get(_ url: URL) async throws -> Data {
+        try await authorizedRequest(method: "GET", url: url, body: nil)
+    }
+
+    /// An authorized JSON request with the 401-refresh-retry rule; returns the body of a 2xx
+    /// answer. Throws ``ChappieClientError``.
+    private func authorizedRequest(method: String, url: URL, body: Data?) async throws -> Data {
+        try await authorizedRequestWithHead(method: method, url: url, body: body).body
+    }
+
+    /// ``authorizedRequest(method:url:body:)`` that also returns the response head.
+    private func authorizedRequestWithHead(method: String, url: URL, body: Data?) async throws -> (body: Data, head: HTTPResponseHead) {
         var authorization = try await credentials.authorization()
         var retried = false
         while true {
-            let request = HTTPRequest(method: "GET", url: url,
+            let request = HTTPRequest(method: method, url: url,
                                       headers: authorization.headers + runner.standardHeaders(sessionID: state.threadID, accept: "application/json"),
-                                      idleTimeout: 30)
+                                      body: body, idleTimeout: 60)
             let response: HTTPResponse
             do {
                 response = try await transport.send(request, maximumBytes: 16 << 20)
@@ -232,12 +379,22 @@ public actor ChappieClient {
                 let error = ServerErrorBody(data: response.body, status: response.head.status)
                 throw ResponsesErrorMapping.http(status: response.head.status, error: error, usage: nil)
             }
-            return response.body
+            return (response.body, response.head)
         }
     }
 
     private enum Wire {
         static let models = "models"
+        static let data = "data"
     }
 }
 
+
+/// The last model catalog fetched, with its `ETag`.
+struct ModelCatalogCache: Sendable {
+    /// Seconds a catalog stays fresh (the Codex CLI's TTL, PROTOCOL §8).
+    static let lifetime: TimeInterval = 300
+    var models: [ChappieModel]
+    var etag: String?
+    var fetchedAt: Date
+}

@@ -8,8 +8,14 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
     public var threadID: String
     /// The model for later turns.
     public var model: String
-    /// The conversation so far, oldest first (the harness is not included).
-    public var messages: [ChappieInputMessage]
+    /// The whole conversation, oldest first: messages, tool calls and their outputs, reasoning
+    /// items (the harness is not included).
+    public var transcript: [ChappieTranscriptItem]
+    /// The messages of the conversation, oldest first. Setting it replaces the transcript.
+    public var messages: [ChappieInputMessage] {
+        get { transcript.compactMap(\.message) }
+        set { transcript = newValue.map(ChappieTranscriptItem.message) }
+    }
     /// A summary that replaces older messages; sent as a system message ahead of `messages`.
     public var compactedSummary: String?
     /// When this context started.
@@ -20,20 +26,68 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
     public var messageCount: Int { messages.count }
     /// A local estimate of the tokens the context uses (characters ÷ 4, rounded up).
     public var estimatedTokens: Int {
-        let characters = messages.reduce(compactedSummary?.count ?? 0) { $0 + $1.text.count }
+        let characters = transcript.reduce(compactedSummary?.count ?? 0) { total, item in
+            switch item {
+            case .message(let message): total + message.text.count
+            case .functionCall(let call): total + call.name.count + call.arguments.count
+            case .functionCallOutput(_, let output): total + output.count
+            case .reasoning(let value): total + (value["summary"]?.jsonString.count ?? 0)
+            case .compaction(let value): total + (value["encrypted_content"]?.stringValue?.count ?? 0) / 4
+            }
+        }
         return (characters + 3) / 4
     }
 
     /// Creates a context.
-    public init(sessionID: String, threadID: String, model: String, messages: [ChappieInputMessage],
+    public init(sessionID: String, threadID: String, model: String, transcript: [ChappieTranscriptItem],
                 compactedSummary: String?, createdAt: Date, updatedAt: Date) {
         self.sessionID = sessionID
         self.threadID = threadID
         self.model = model
-        self.messages = messages
+        self.transcript = transcript
         self.compactedSummary = compactedSummary
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+    }
+
+    /// Creates a context from messages only.
+    public init(sessionID: String, threadID: String, model: String, messages: [ChappieInputMessage],
+                compactedSummary: String?, createdAt: Date, updatedAt: Date) {
+        self.init(sessionID: sessionID, threadID: threadID, model: model, transcript: messages.map(ChappieTranscriptItem.message),
+                  compactedSummary: compactedSummary, createdAt: createdAt, updatedAt: updatedAt)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case sessionID, threadID, model, transcript, messages, compactedSummary, createdAt, updatedAt
+    }
+
+    /// Decodes a context; a context saved with `messages` only is accepted.
+    /// Throws `DecodingError` when required fields are missing.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sessionID = try container.decode(String.self, forKey: .sessionID)
+        threadID = try container.decode(String.self, forKey: .threadID)
+        model = try container.decode(String.self, forKey: .model)
+        if let transcript = try container.decodeIfPresent([ChappieTranscriptItem].self, forKey: .transcript) {
+            self.transcript = transcript
+        } else {
+            transcript = try container.decode([ChappieInputMessage].self, forKey: .messages).map(ChappieTranscriptItem.message)
+        }
+        compactedSummary = try container.decodeIfPresent(String.self, forKey: .compactedSummary)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+    }
+
+    /// Encodes the context with its full transcript and, for readers, its messages.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sessionID, forKey: .sessionID)
+        try container.encode(threadID, forKey: .threadID)
+        try container.encode(model, forKey: .model)
+        try container.encode(transcript, forKey: .transcript)
+        try container.encodeIfPresent(compactedSummary, forKey: .compactedSummary)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
     }
 }
 

@@ -2,9 +2,18 @@
 public struct ChappieMessageOptions: Sendable, Hashable, Codable {
     /// Ask for low reasoning effort: a faster, shallower answer.
     public var fastMode: Bool
+    /// A specific reasoning effort (`minimal`, `low`, `medium`, `high`, `xhigh`, or newer values);
+    /// nil uses the model's default. Ignored when `fastMode` is on.
+    public var reasoningEffort: String?
 
     /// Creates options.
-    public init(fastMode: Bool = false) { self.fastMode = fastMode }
+    public init(fastMode: Bool = false, reasoningEffort: String? = nil) {
+        self.fastMode = fastMode
+        self.reasoningEffort = reasoningEffort
+    }
+
+    /// The effort to send: `low` in fast mode, else the chosen effort.
+    var effectiveEffort: String? { fastMode ? "low" : reasoningEffort }
 }
 
 /// One message of a conversation, by role. Stored in ``ChappieClientContext/messages``.

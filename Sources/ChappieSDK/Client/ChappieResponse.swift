@@ -57,6 +57,12 @@ public enum ChappieStreamEvent: Sendable, Hashable {
     case reasoningSummaryDelta(String)
     /// A usage snapshot from response headers or a mid-stream event.
     case usageLimits(ChappieUsageLimitSnapshot)
+    /// The model called a host tool; the SDK is about to apply its policy.
+    case toolCallRequested(ChappieToolExecutionRequest)
+    /// A tool with the `.ask` policy awaits the approval handler.
+    case approvalRequested(ChappieApprovalRequest)
+    /// A tool call finished; its output goes back to the model automatically.
+    case toolCallCompleted(ChappieToolExecutionResult)
     /// The response is complete.
     case completed(ChappieResponse)
 }

@@ -12,6 +12,10 @@ struct ResponseTurnRunner: Sendable {
     let idleTimeout: TimeInterval
     let backoff: ChappieRateLimitBackoffPolicy
     let time: ChappieTimeSource
+    let logger: Logger
+    let policy: ChappieStreamingTransportPolicy
+    let streaming: StreamingTransportState
+    let webSockets: any WebSocketConnector
 
     /// Retries of 5xx and network failures before any output was shown.
     static let maximumTransientRetries = 2
@@ -21,13 +25,41 @@ struct ResponseTurnRunner: Sendable {
     /// Runs the request and returns the completed response; `emit` receives deltas and usage as
     /// they arrive. Throws ``ChappieClientError`` or `CancellationError`.
     func run(body: ChappieJSONValue, sessionID: String, emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+        try await runReportingHead(body: body, sessionID: sessionID, emit: emit).response
+    }
+
+    /// Like ``run(body:sessionID:emit:)``, also returning the successful response's head (for
+    /// `x-models-etag` and similar headers).
+    func runReportingHead(body: ChappieJSONValue, sessionID: String, emit: @Sendable (ChappieStreamEvent) -> Void) async throws
+        -> (response: ChappieResponse, head: HTTPResponseHead) {
+        var handler = ResponseEventHandler()
+        if await streaming.shouldTryWebSocket(policy: policy), body.jsonString.utf8.count < WebSocketLimits.maximumFrameBytes - 1024 {
+            let coordinator = WebSocketStreamCoordinator(runner: self)
+            switch try await coordinator.run(body: body, sessionID: sessionID, handler: &handler, emit: emit) {
+            case .completed(let response):
+                return (response, HTTPResponseHead(status: 101, headers: [:]))
+            case .fallBack(let sticky):
+                if sticky { await streaming.disableWebSocket() }
+                logger(.warning, "websocket.fallback", ["sticky": "\(sticky)"])
+            }
+        }
+        return try await runHTTP(body: body, sessionID: sessionID, handler: &handler, emit: emit)
+    }
+
+    /// Sends the request over HTTP/SSE with the retry rules above.
+    private func runHTTP(body: ChappieJSONValue, sessionID: String, handler: inout ResponseEventHandler,
+                         emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> (response: ChappieResponse, head: HTTPResponseHead) {
         var authorization = try await credentials.authorization()
         var retriedUnauthorized = false
         var rateLimitRetries = 0
         var transientRetries = 0
         let bodyData = Data(body.jsonString.utf8)
+        let requestID = UUID().uuidString.lowercased()
+        var attempt = 0
         while true {
             try Task.checkCancellation()
+            attempt += 1
+            logger(.debug, "responses.request", ["request_id": requestID, "attempt": "\(attempt)", "path": endpoints.responses.path])
             let request = HTTPRequest(method: "POST", url: endpoints.responses,
                                       headers: authorization.headers + standardHeaders(sessionID: sessionID),
                                       body: bodyData, idleTimeout: idleTimeout)
@@ -43,6 +75,7 @@ struct ResponseTurnRunner: Sendable {
                 }
                 throw map(error)
             }
+            logger(head.status < 400 ? .debug : .warning, "responses.head", ["request_id": requestID, "status": "\(head.status)"])
             if head.status == 401 && !retriedUnauthorized {
                 retriedUnauthorized = true
                 authorization = try await credentials.recoverFromUnauthorized(rejected: authorization)
@@ -70,13 +103,15 @@ struct ResponseTurnRunner: Sendable {
                 throw ResponsesErrorMapping.http(status: head.status, error: error, usage: usage)
             }
             if let usage { emit(.usageLimits(usage)) }
-            var accumulator = ResponseAccumulator()
+            handler.beginAttempt()
             do {
-                return try await consume(bytes, into: &accumulator, emit: emit)
+                let response = try await consume(bytes, with: &handler, emit: emit)
+                logger(.info, "responses.completed", ["request_id": requestID, "response_id": response.id])
+                return (response, head)
             } catch let error as TransportError {
                 guard case .network = error else { throw map(error) }
                 // The connection broke after the head: retry only while nothing has been shown.
-                if !accumulator.hasShownOutput, transientRetries < Self.maximumTransientRetries {
+                if !handler.hasShownOutput, transientRetries < Self.maximumTransientRetries {
                     transientRetries += 1
                     continue
                 }
@@ -86,37 +121,13 @@ struct ResponseTurnRunner: Sendable {
     }
 
     /// Reads SSE events until `response.completed`, a terminal failure, or the end of the body.
-    private func consume(_ bytes: HTTPByteStream, into accumulator: inout ResponseAccumulator,
+    private func consume(_ bytes: HTTPByteStream, with handler: inout ResponseEventHandler,
                          emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         var parser = SSEParser()
-        var pendingFailure: ChappieClientError?
         func handle(_ events: [SSEEvent]) throws -> ChappieResponse? {
             for event in events {
                 guard let decoded = ResponsesEvent.decode(event.data, fallbackType: event.type) else { continue }
-                switch decoded {
-                case .created(let id, let model):
-                    accumulator.created(id: id, model: model)
-                case .outputTextDelta(let text, let itemID):
-                    if let shown = accumulator.textDelta(text, itemID: itemID) { emit(.textDelta(shown)) }
-                case .reasoningSummaryDelta(let text):
-                    if let shown = accumulator.reasoningDelta(text) { emit(.reasoningSummaryDelta(shown)) }
-                case .outputItemDone(let item):
-                    if let shown = accumulator.itemDone(item) { emit(.textDelta(shown)) }
-                case .completed(let id, let model, let usage):
-                    return accumulator.response(id: id, model: model, usage: usage)
-                case .failed(let error):
-                    pendingFailure = ResponsesErrorMapping.failed(error)
-                    throw pendingFailure!
-                case .incomplete(let reason):
-                    throw ChappieClientError.responseIncomplete(reason: reason)
-                case .error(let status, let error):
-                    if let status, status >= 400 { throw ResponsesErrorMapping.http(status: status, error: error, usage: nil) }
-                    throw ResponsesErrorMapping.failed(error)
-                case .rateLimits(let snapshot):
-                    emit(.usageLimits(snapshot))
-                case .ignored:
-                    break
-                }
+                if let response = try handler.handle(decoded, emit: emit) { return response }
             }
             return nil
         }
@@ -128,7 +139,7 @@ struct ResponseTurnRunner: Sendable {
         } catch let failure as SSEParser.Failure {
             if case .tooLarge(let bytes) = failure { throw ChappieClientError.invalidResponse("an event was larger than \(bytes) bytes") }
         }
-        throw pendingFailure ?? ChappieClientError.streamEndedBeforeCompletion
+        throw handler.pendingFailure ?? ChappieClientError.streamEndedBeforeCompletion
     }
 
     private func collect(_ bytes: HTTPByteStream, maximumBytes: Int) async throws -> Data {

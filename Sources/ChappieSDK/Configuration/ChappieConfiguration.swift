@@ -22,12 +22,21 @@ public struct ChappieConfiguration: Sendable {
     public var streamingTransportPolicy: ChappieStreamingTransportPolicy
     /// The auth issuer and backend base URLs; the real OpenAI hosts by default.
     public var endpoints: ChappieEndpoints
-    /// Where the credential lives. Default: the Keychain on Apple platforms, the file store on Linux.
+    /// Where the credential lives. Default: the Keychain on Apple platforms, the file store on Linux;
+    /// on Linux desktops pass `ChappieSecretServiceCredentialStore()` to use the keyring instead.
     public var credentialStore: any ChappieCredentialStore
     /// Value of the `originator` header that identifies the calling app to the backend.
     public var originator: String
     /// Seconds with no bytes from the server before a stream fails with an idle timeout.
     public var streamIdleTimeout: TimeInterval
+    /// Most tool-call rounds in one turn before ``ChappieClientError/toolLoopLimitExceeded(_:)``.
+    public var maximumToolRounds: Int
+    /// When true, a denied `.ask` tool call ends the turn with
+    /// ``ChappieClientError/toolApprovalDenied(_:_:)``; when false (the default) the model is told
+    /// the call was denied and may answer without it.
+    public var stopsOnToolDenial: Bool
+    /// Where the SDK's structured log events go; nil (the default) logs nothing.
+    public var logSink: (any ChappieLogSink)?
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -42,7 +51,10 @@ public struct ChappieConfiguration: Sendable {
         endpoints: ChappieEndpoints = .openAI,
         credentialStore: (any ChappieCredentialStore)? = nil,
         originator: String = "chappie_sdk",
-        streamIdleTimeout: TimeInterval = 300
+        streamIdleTimeout: TimeInterval = 300,
+        maximumToolRounds: Int = 8,
+        stopsOnToolDenial: Bool = false,
+        logSink: (any ChappieLogSink)? = nil
     ) {
         self.keychainService = keychainService
         self.keychainAccount = keychainAccount
@@ -57,7 +69,13 @@ public struct ChappieConfiguration: Sendable {
             accessGroup: keychainAccessGroup, accessibility: keychainAccessibility)
         self.originator = originator
         self.streamIdleTimeout = streamIdleTimeout
+        self.maximumToolRounds = max(1, maximumToolRounds)
+        self.stopsOnToolDenial = stopsOnToolDenial
+        self.logSink = logSink
     }
+
+    /// The SDK's logger for this configuration.
+    var logger: Logger { Logger(sink: logSink) }
 
     /// The credential slot this configuration reads and writes.
     var credentialKey: ChappieCredentialKey {

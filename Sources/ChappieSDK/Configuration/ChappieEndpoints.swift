@@ -38,6 +38,8 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     var revoke: URL { authIssuer.appending(path: "oauth/revoke") }
     /// `POST` Responses requests here (PROTOCOL §4.1).
     var responses: URL { backend.appending(path: "codex/responses") }
+    /// `POST` remote compaction requests here (PROTOCOL §9).
+    var compact: URL { backend.appending(path: "codex/responses/compact") }
     /// `GET` the model catalog here (PROTOCOL §8).
     var models: URL { backend.appending(path: "codex/models") }
     /// `GET` the usage snapshot here (PROTOCOL §7.2).

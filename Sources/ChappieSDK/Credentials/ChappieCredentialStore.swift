@@ -1,7 +1,7 @@
 /// Persists one credential per (service, account).
 ///
 /// Implementations: ``ChappieFileCredentialStore`` (Linux default), ``ChappieInMemoryCredentialStore``
-/// (tests), and the Keychain store on Apple platforms. Every method may be called from any task.
+/// (tests), the Keychain store on Apple platforms and the Secret Service store on Linux desktops. Every method may be called from any task.
 public protocol ChappieCredentialStore: Sendable {
     /// A stable name for the storage location. Two store values with the same identity share
     /// credentials, and the SDK runs one refresh at a time per (identity, key).
@@ -15,6 +15,18 @@ public protocol ChappieCredentialStore: Sendable {
     /// Removes the credential; removing an empty slot is not an error.
     /// Throws ``ChappieCredentialStoreError`` when it cannot be removed.
     func deleteCredential(for key: ChappieCredentialKey) async throws
+    /// Runs `body` while holding a lock that other processes sharing this store also take before
+    /// spending a refresh token, so two processes never spend the same one. The default runs
+    /// `body` without a lock (a store private to one process needs none).
+    /// Rethrows `body`'s error; throws ``ChappieCredentialStoreError`` when the lock cannot be taken.
+    func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result
+}
+
+extension ChappieCredentialStore {
+    /// Runs `body` without a cross-process lock.
+    public func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result {
+        try await body()
+    }
 }
 
 /// Why a credential store could not do its job. Messages never contain a token.
@@ -27,6 +39,10 @@ public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStrin
     case symbolicLinkRefused(String)
     /// An operating-system error, with its message.
     case io(String)
+    /// The system credential service cannot be used: its library is not installed, it is not
+    /// running (no D-Bus session, no Secret Service, a locked device), or it refused the request.
+    /// Nothing was read or written; an app may fall back to another store. The message says which.
+    case unavailable(String)
 
     /// A one-line description.
     public var description: String {
@@ -35,6 +51,7 @@ public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStrin
         case .insecurePermissions(let path): "credential file \(path) is accessible to other users; refusing to use it"
         case .symbolicLinkRefused(let path): "credential path \(path) is a symbolic link; refusing to follow it"
         case .io(let detail): "credential store I/O failed: \(detail)"
+        case .unavailable(let detail): "credential store unavailable: \(detail)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -106,6 +107,29 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         if unlink(path) != 0 && errno != ENOENT {
             throw ChappieCredentialStoreError.io("delete failed: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Holds an exclusive `flock` on `<account>.lock` beside the credential while `body` runs, so
+    /// processes sharing the folder refresh one at a time. The lock is released when `body`
+    /// returns or throws (and by the kernel if the process dies).
+    /// Throws ``ChappieCredentialStoreError`` when the lock file cannot be opened.
+    public func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result {
+        let folder = try ensureFolder(for: key)
+        let path = folder.appending(path: Self.safeName(key.account) + ".lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ChappieCredentialStoreError.io("cannot open the refresh lock: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        // flock blocks; wait on a thread outside the cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+                continuation.resume()
+            }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try await body()
     }
 
     /// The file that holds `key`.

@@ -29,7 +29,17 @@ enum ResponsesEvent: Sendable, Equatable {
     /// the Codex CLI does, e.g. `[DONE]`); `fallbackType` (the SSE `event:` name) is used when the
     /// payload has no `type`.
     static func decode(_ data: String, fallbackType: String? = nil) -> ResponsesEvent? {
-        guard let object = (try? ChappieJSONValue(jsonData: Data(data.utf8)))?.objectValue else { return nil }
+        let bytes = Data(data.utf8)
+        // Fast path for the events that make up nearly all of a stream: decode only the fields
+        // a delta needs, instead of the whole JSON tree.
+        if let head = try? JSONDecoder().decode(DeltaHead.self, from: bytes), let delta = head.delta {
+            switch head.type ?? fallbackType {
+            case "response.output_text.delta": return .outputTextDelta(delta, itemID: head.itemID)
+            case "response.reasoning_summary_text.delta": return .reasoningSummaryDelta(delta)
+            default: break
+            }
+        }
+        guard let object = (try? ChappieJSONValue(jsonData: bytes))?.objectValue else { return nil }
         let type = object[Wire.type]?.stringValue ?? fallbackType ?? ""
         let response = object[Wire.response]?.objectValue
         switch type {
@@ -89,6 +99,14 @@ enum ResponsesEvent: Sendable, Equatable {
         }
         return ChappieUsageLimitSnapshot(primary: window(limits?[Wire.primary]), secondary: window(limits?[Wire.secondary]),
                                          plan: object[Wire.planType]?.stringValue.map(ChappiePlan.init(rawValue:)), credits: credits)
+    }
+
+    /// The fields of a delta event; everything else in the payload is skipped.
+    private struct DeltaHead: Decodable {
+        var type: String?
+        var delta: String?
+        var itemID: String?
+        enum CodingKeys: String, CodingKey { case type, delta, itemID = "item_id" }
     }
 
     private enum Wire {

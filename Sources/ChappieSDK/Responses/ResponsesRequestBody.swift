@@ -19,13 +19,16 @@ struct ResponsesRequestBody: Sendable {
             Wire.input: .array(input),
             Wire.tools: .array(tools.map(Self.toolSpec)),
             Wire.toolChoice: "auto",
-            Wire.parallelToolCalls: false,
+            Wire.parallelToolCalls: .bool(!tools.isEmpty),
             Wire.store: false,
             Wire.stream: true,
             Wire.include: [],
             Wire.promptCacheKey: .string(promptCacheKey),
         ]
-        if let reasoningEffort { body[Wire.reasoning] = [Wire.effort: .string(reasoningEffort)] }
+        if let reasoningEffort {
+            body[Wire.reasoning] = [Wire.effort: .string(reasoningEffort)]
+            body[Wire.include] = ["reasoning.encrypted_content"]
+        }
         return .object(body)
     }
 

@@ -16,11 +16,13 @@ struct URLSessionHTTPTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
-        urlRequest.timeoutInterval = request.idleTimeout
+        // libcurl counts this timeout in whole seconds: below 1 s it fires at once on Linux.
+        let idleTimeout = max(1, request.idleTimeout)
+        urlRequest.timeoutInterval = idleTimeout
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
 
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = request.idleTimeout
+        configuration.timeoutIntervalForRequest = idleTimeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil

@@ -46,6 +46,18 @@ public struct ChappieRuntimeToolCall: Sendable, Hashable, Codable {
         self.duration = duration
     }
 
+    /// The record of `call` in `status`, with no output yet.
+    public init(_ call: ChappieToolCall, status: Status) {
+        self.init(callID: call.callID, name: call.name, arguments: call.rawArguments, status: status)
+    }
+
+    /// The record of a finished host tool call: its status, output and duration.
+    public init(_ result: ChappieToolExecutionResult) {
+        self.init(callID: result.call.callID, name: result.call.name, arguments: result.call.rawArguments,
+                  status: Status(rawValue: result.status.rawValue), output: result.output,
+                  duration: .milliseconds(Int64((max(0, result.duration) * 1000).rounded())))
+    }
+
     /// The `function_call` output items of a response, as requested calls, in order. Items of
     /// other types, and calls without a call id or name, are skipped.
     public static func requestedCalls(in items: [ChappieJSONValue]) -> [ChappieRuntimeToolCall] {

@@ -20,19 +20,27 @@ struct TurnRecorder {
         case .completed(let response):
             self.response = response
             return response.usage.map { [.usage($0)] } ?? []
-        @unknown default:
-            // Cases ChappieSDK adds later (tool calls, approvals) are mapped here through
-            // record(toolCall:) and record(approval:); the compiler warns until they are.
-            return []
+        case .toolCallRequested(let request):
+            return [record(toolCall: ChappieRuntimeToolCall(request.call, status: .requested))]
+        case .toolCallCompleted(let result):
+            return [record(toolCall: ChappieRuntimeToolCall(result))]
+        case .approvalRequested(let request):
+            return [record(approval: ChappieRuntimeApproval(callID: request.call.callID, toolName: request.call.name,
+                                                            arguments: request.call.rawArguments))]
         }
     }
 
     /// Records a tool call (new, or a later state of a known call id) and returns the event for it.
+    /// A finished call settles a pending approval for the same call id.
     mutating func record(toolCall call: ChappieRuntimeToolCall) -> ChappieRuntimeTurnEvent {
         if let position = toolCalls.firstIndex(where: { $0.callID == call.callID }) {
             toolCalls[position] = call
         } else {
             toolCalls.append(call)
+        }
+        if call.status != .requested, let position = approvals.firstIndex(where: { $0.callID == call.callID && $0.decision == .pending }) {
+            approvals[position].decision = call.status == .denied ? .denied : .approved
+            if call.status == .denied { approvals[position].reason = call.output }
         }
         return call.status == .requested ? .toolCallRequested(call) : .toolCallCompleted(call)
     }

@@ -72,6 +72,9 @@ enum ThreadCoding {
     private static let structuralKeys: Set<String> = [
         "id", "formatVersion", "sessionID", "threadID", "responseID", "callID", "call_id",
         "role", "status", "kind", "decision", "type",
+        // Opaque server data (encrypted reasoning and compaction items): altering it would make
+        // the transcript unreplayable, and it is not text a person wrote.
+        "encrypted_content",
     ]
 
     /// The fields read before the whole thread, to classify a file cheaply and safely.

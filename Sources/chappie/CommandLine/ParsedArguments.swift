@@ -20,11 +20,13 @@ struct UsageError: Error, Equatable {
 /// next argument (or `--name=value`), `--` ends options.
 enum ArgumentParser {
     /// Options that take a value.
-    static let valueOptions: Set<String> = ["model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after"]
+    static let valueOptions: Set<String> = [
+        "model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
+    ]
     /// Options that take no value.
     static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "no-stream", "all"]
     /// Known commands.
-    static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "models", "usage", "emulator", "help", "threads"]
+    static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
 
     /// Parses `arguments` (without the program name). Throws ``UsageError``.
     static func parse(_ arguments: [String]) throws -> ParsedArguments {

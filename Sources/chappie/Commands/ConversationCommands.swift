@@ -42,7 +42,22 @@ enum ConversationCommands {
                 } else if !endedWithNewline {
                     Terminal.line()
                 }
-            case .reasoningSummaryDelta, .usageLimits:
+            case .toolCallRequested(let request):
+                if json {
+                    Terminal.line(ChappieJSONValue.object(["event": "tool_call", "name": .string(request.call.name),
+                                                           "call_id": .string(request.call.callID), "arguments": .string(request.call.rawArguments)]).jsonString)
+                } else {
+                    if !endedWithNewline { Terminal.line(); endedWithNewline = true }
+                    Terminal.line(Terminal.dim("[tool] \(request.call.name)(\(request.call.rawArguments))"))
+                }
+            case .toolCallCompleted(let result):
+                if json {
+                    Terminal.line(ChappieJSONValue.object(["event": "tool_result", "call_id": .string(result.call.callID),
+                                                           "status": .string(result.status.rawValue), "output": .string(result.output)]).jsonString)
+                } else {
+                    Terminal.line(Terminal.dim("[tool] \(result.call.name) \(result.status.rawValue): \(result.output)"))
+                }
+            case .reasoningSummaryDelta, .usageLimits, .approvalRequested:
                 break
             }
         }

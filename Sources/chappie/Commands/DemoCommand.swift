@@ -21,7 +21,7 @@ enum DemoCommand {
             Terminal.line(Terminal.bold("1. Sign in with the device-code flow"))
         }
         let session = Chappie.authSession(configuration: environment.configuration)
-        try await SignInPresenter.signIn(session, json: json)
+        try await SignInPresenter.signIn(session, json: json, desktop: false)
         if !json {
             Terminal.line(Terminal.dim("(The emulator approved the code after a few polls, as if you had entered it in a browser.)"))
             Terminal.line()
@@ -31,6 +31,16 @@ enum DemoCommand {
         let prompt = arguments.positionals.isEmpty ? "Say hello and explain what Chappie does in one sentence." : arguments.positionals.joined(separator: " ")
         if !json { Terminal.line("> \(prompt)") }
         let threadID = try await ThreadCommands.streamReply(client.runtime(store: ChappieFileThreadStore()), .user(prompt), json: json)
+
+        if !json {
+            Terminal.line()
+            Terminal.line(Terminal.bold("3. Let the model call a host tool"))
+        }
+        let toolClient = Chappie.client(configuration: environment.configuration, harness: ChappieHarnessSamples.inventory,
+                                        tools: [DemoTools.lookupStock])
+        let toolPrompt = #"use tool lookup_stock {"sku":"A1"}"#
+        if !json { Terminal.line("> \(toolPrompt)") }
+        try await ConversationCommands.streamReply(toolClient, .user(toolPrompt), json: json)
         let info = try await client.accountInfo()
         let usage = try await client.usageLimits()
         if json {
@@ -41,15 +51,33 @@ enum DemoCommand {
             return
         }
         Terminal.line()
-        Terminal.line(Terminal.bold("3. Account and usage limits"))
+        Terminal.line(Terminal.bold("4. Account and usage limits"))
         Terminal.line("Account: \(info.email ?? "unknown")\(info.plan.map { " (\($0.displayName))" } ?? "")")
         CatalogCommands.printUsage(usage)
         Terminal.line()
         if let threadID {
-            Terminal.line(Terminal.bold("4. Saved thread"))
+            Terminal.line(Terminal.bold("5. Saved thread"))
             Terminal.line("Saved as thread \(threadID.uuidString.lowercased()); see it with `chappie threads show \(threadID.uuidString.lowercased())`.")
             Terminal.line()
         }
         Terminal.line("Demo complete.")
+    }
+}
+
+/// The host tools the demo and `chat --sample inventory` register: a fake stock database.
+enum DemoTools {
+    /// Units in stock per SKU.
+    static let stock = ["A1": 7, "B2": 0, "C3": 42]
+
+    /// `lookup_stock`: returns `{"sku":…,"in_stock":…}` or `{"error":…}`.
+    static let lookupStock = ChappieHostTool(
+        name: "lookup_stock", description: "Returns the units in stock for a SKU.",
+        inputSchema: ChappieHarnessSamples.inventory.tools[0].inputSchema, policy: .automatic
+    ) { call in
+        guard let sku = call.argumentsJSON?["sku"]?.stringValue else {
+            return ChappieToolResult(output: #"{"error":"missing sku"}"#)
+        }
+        guard let count = stock[sku] else { return ChappieToolResult(output: #"{"error":"unknown sku"}"#) }
+        return ChappieToolResult(output: ChappieJSONValue.object(["sku": .string(sku), "in_stock": .integer(count)]).jsonString)
     }
 }

@@ -1,16 +1,15 @@
 import ChappieEmulator
-import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `emulator`: serves the emulator on a loopback port until interrupted, for other clients.
+///
+/// `--replay-sse FILE` makes every `/responses` call answer with the bytes of FILE as its SSE
+/// body, unchanged; `--chunk-offsets 10,200,…` cuts that body into HTTP chunks at those byte
+/// offsets (ChappieEmulator ``ChappieEmulator/ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)``).
 @MainActor
 enum EmulatorCommand {
-    /// Starts the emulator and waits for SIGINT or SIGTERM. Throws ``UsageError`` for a bad option.
+    /// Starts the emulator and waits for SIGINT or SIGTERM. Throws ``UsageError`` for a bad option
+    /// or an unreadable `--replay-sse` file.
     static func run(_ arguments: ParsedArguments) async throws {
         func integer(_ name: String, default value: Int) throws -> Int {
             guard let text = arguments.option(name) else { return value }
@@ -19,33 +18,51 @@ enum EmulatorCommand {
         }
         let port = try integer("port", default: 0)
         guard port <= 65535 else { throw UsageError(message: "--port must be at most 65535") }
+        let replay = try replayReply(arguments)
         let emulator = try await ChappieEmulator.start(.init(
             port: port, pollingIntervalSeconds: try integer("poll-interval", default: 5),
-            autoApproveAfterPolls: arguments.option("approve-after") == "never" ? nil : try integer("approve-after", default: 2)))
+            autoApproveAfterPolls: arguments.option("approve-after") == "never" ? nil : try integer("approve-after", default: 2),
+            standingReply: replay))
         if arguments.flag("json") {
             Terminal.line(#"{"event":"listening","url":"\#(emulator.baseURL.absoluteString)","port":\#(emulator.port)}"#)
         } else {
             Terminal.line("Chappie emulator listening on \(emulator.baseURL.absoluteString)")
             Terminal.line("  auth issuer:  \(emulator.baseURL.absoluteString)")
             Terminal.line("  backend:      \(emulator.backendBaseURL.absoluteString)")
+            if case .replaySSE(let body, let offsets, _)? = replay {
+                Terminal.line("  replaying:    \(body.count) bytes in \(offsets.count + 1) chunks for every /responses call")
+            }
             Terminal.line("Press Ctrl-C to stop.")
         }
         await waitForTerminationSignal()
         await emulator.shutdown()
     }
 
-    /// Returns after the first SIGINT or SIGTERM.
-    static func waitForTerminationSignal() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let (signals, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
+    /// The standing reply for `--replay-sse FILE [--chunk-offsets N,N,…]`, or nil without it.
+    /// Throws ``UsageError`` for an unreadable file or offsets that are not byte offsets.
+    static func replayReply(_ arguments: ParsedArguments) throws -> ChappieEmulator.ScriptedReply? {
+        guard let path = arguments.option("replay-sse") else {
+            if arguments.option("chunk-offsets") != nil { throw UsageError(message: "--chunk-offsets needs --replay-sse FILE") }
+            return nil
         }
-        for await _ in signals { break }
-        sources.forEach { $0.cancel() }
+        guard let body = FileManager.default.contents(atPath: path) else {
+            throw UsageError(message: "cannot read the --replay-sse file")
+        }
+        var offsets = [Int]()
+        if let list = arguments.option("chunk-offsets"), !list.isEmpty {
+            for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+                let offset = Int(item.trimmingCharacters(in: .whitespaces)) ?? 0
+                guard offset > (offsets.last ?? 0), body.count > offset else { throw UsageError(message: "--chunk-offsets must be ascending byte offsets inside the file, e.g. 10,200") }
+                offsets.append(offset)
+            }
+        }
+        return .replaySSE(body, chunkOffsets: offsets)
+    }
+
+    /// Returns when the command is cancelled (SIGINT or SIGTERM, see `ChappieCommand.main`).
+    static func waitForTerminationSignal() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
     }
 }

@@ -12,6 +12,7 @@ enum HelpCommand {
           logout               Sign out and delete the stored credential
           status               Show who is signed in
           ask "PROMPT"         Send one prompt (or read it from standard input) and stream the reply
+          chat                 Talk interactively (/model, /clear, /compact, /context, /quit)
           models               List the available models
           usage                Show usage limits as bars
           emulator             Serve the emulator on a loopback port (--port N)
@@ -39,6 +40,7 @@ enum HelpCommand {
         case "logout": "Usage: chappie logout [--account NAME]\nRevokes and deletes the stored credential of this account slot."
         case "status": "Usage: chappie status [--account NAME] [--json]"
         case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--json]\n       echo PROMPT | chappie ask"
+        case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit."
         case "models": "Usage: chappie models [--json]"
         case "usage": "Usage: chappie usage [--json]"
         case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--json]"

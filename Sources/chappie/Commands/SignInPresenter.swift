@@ -5,18 +5,37 @@ import Foundation
 @MainActor
 enum SignInPresenter {
     /// Signs in with `session`; prints the user code and verification URL. Throws ``ChappieAuthError``.
-    static func signIn(_ session: ChappieAuthSession, json: Bool) async throws {
+    static func signIn(_ session: ChappieAuthSession, json: Bool, desktop: Bool = true) async throws {
+        let progress = ProgressLine()
+        defer { progress.stop() }
         try await session.startDeviceCodeSignIn { code in
+            let url = code.verificationURL
             if json {
-                Terminal.line(#"{"event":"device_code","user_code":"\#(code.userCode)","verification_url":"\#(code.verificationURL.absoluteString)"}"#)
+                Terminal.line(ChappieJSONValue.object(["event": "device_code", "user_code": .string(code.userCode),
+                                                       "verification_url": .string(url.absoluteString),
+                                                       "expires_at": .integer(Int(code.expiresAt.timeIntervalSince1970))]).jsonString)
                 return
             }
             let minutes = Int(code.expiresAt.timeIntervalSinceNow / 60 + 0.5)
-            Terminal.line("To sign in, open \(Terminal.bold(code.verificationURL.absoluteString))")
+            Terminal.line("To sign in, open \(Terminal.bold(url.absoluteString))")
             Terminal.line("and enter the code   \(Terminal.bold(code.userCode))")
+            if desktop, Terminal.stdoutIsTerminal, let qr = DesktopIntegration.qrCode(url.absoluteString) {
+                Terminal.write(qr)
+            }
+            if desktop {
+                let copied = DesktopIntegration.copyToClipboard(code.userCode)
+                let opened = DesktopIntegration.openInBrowser(url)
+                Terminal.line(Terminal.dim(copied ? "The code is on your clipboard." : "Copy the code by hand (no clipboard tool or display found)."))
+                Terminal.line(Terminal.dim(opened ? "Opened the page in your browser." : "Open the page yourself (no browser opener or display found)."))
+            }
             Terminal.line(Terminal.dim("The code works for about \(minutes) minutes. Never share it: anyone with it can sign in as you."))
-            Terminal.line(Terminal.dim("Waiting for approval…"))
+            if Terminal.stdoutIsTerminal {
+                progress.start("Waiting for approval", until: code.expiresAt)
+            } else {
+                Terminal.line("Waiting for approval…")
+            }
         }
+        progress.stop()
         if !json {
             let info = session.accountInfo
             Terminal.line("Signed in\(info?.email.map { " as \($0)" } ?? "")\(info?.plan.map { " (\($0.displayName))" } ?? "").")

@@ -4,28 +4,6 @@ import Foundation
 import Testing
 @testable import ChappieSDK
 
-/// Signs in to a fresh emulator and runs `body` with a client; the emulator always shuts down.
-private func withSignedInClient<Result: Sendable>(
-    isolation: isolated (any Actor)? = #isolation,
-    _ emulatorConfiguration: ChappieEmulator.Configuration = .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
-    configure: (inout ChappieConfiguration) -> Void = { _ in },
-    _ body: (ChappieEmulator, ChappieClient, ChappieConfiguration) async throws -> Result
-) async throws -> Result {
-    try await ChappieTestEmulator.with(emulatorConfiguration, configure: configure) { emulator, configuration in
-        try await ChappieTestEmulator.signIn(configuration)
-        let client = ChappieClient(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
-        return try await body(emulator, client, configuration)
-    }
-}
-
-private func responseRequests(_ emulator: ChappieEmulator) async -> [ChappieEmulator.RecordedRequest] {
-    await emulator.recordedRequests().filter { $0.method == "POST" && $0.path == "/backend-api/codex/responses" }
-}
-
-private func json(_ request: ChappieEmulator.RecordedRequest) throws -> ChappieJSONValue {
-    try ChappieJSONValue(jsonData: request.body)
-}
-
 @Suite("Client against the emulator")
 struct ChappieClientEmulatorTests {
     @Test("send returns the scripted reply and the request follows the backend's rules")
@@ -82,7 +60,7 @@ struct ChappieClientEmulatorTests {
                 case .textDelta(let text): deltas.append(text)
                 case .completed(let response): completed = response
                 case .usageLimits: sawUsage = true
-                case .reasoningSummaryDelta: break
+                default: break
                 }
             }
             let response = try #require(completed)
@@ -245,6 +223,26 @@ struct ChappieClientEmulatorTests {
         try await ChappieTestEmulator.with { _, configuration in
             let client = ChappieClient(configuration: configuration)
             await #expect(throws: ChappieClientError.missingCredential) { try await client.send("hi") }
+        }
+    }
+}
+
+@Suite("Stream outcomes")
+struct StreamOutcomeTests {
+    @Test("a server that stalls ends the stream with an idle timeout, not a hang")
+    func idleTimeout() async throws {
+        try await withSignedInClient(configure: { $0.streamIdleTimeout = 1 }) { emulator, client, _ in
+            await emulator.enqueue(.stall)
+            await #expect(throws: ChappieClientError.idleTimeout(1)) { try await client.send("stall") }
+        }
+    }
+
+    @Test("an error event inside a 200 stream is a typed failure even if the server keeps the connection open")
+    func errorEventInStream() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            await emulator.enqueue(.failed(code: "insufficient_quota", message: "quota"))
+            let error = await #expect(throws: ChappieClientError.self) { try await client.send("x") }
+            guard case .usageLimitReached = error else { Issue.record("got \(String(describing: error))"); return }
         }
     }
 }

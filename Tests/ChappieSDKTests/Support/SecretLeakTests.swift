@@ -1,3 +1,4 @@
+import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
@@ -51,5 +52,31 @@ struct SecretLeakTests {
     func jwtShapes() {
         let text = Redaction.clean("token eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.c2ln here")
         #expect(!text.contains("eyJzdWIiOiIxIn0"))
+    }
+}
+
+@Suite("Log sink")
+struct LogSinkTests {
+    @Test("the SDK logs structured events to an installed sink, and no event contains a token")
+    func sinkNeverSeesSecrets() async throws {
+        let sink = ChappieInMemoryLogSink()
+        try await withSignedInClient(configure: { $0.logSink = sink }) { emulator, client, configuration in
+            await emulator.expireAccessTokens()
+            _ = try await client.send("log me")
+            let tokens = try #require(try await configuration.credentialStore.loadCredential(for: configuration.credentialKey))
+            let lines = sink.renderedLines
+            #expect(lines.contains { $0.hasPrefix("responses.completed") })
+            #expect(lines.contains { $0.hasPrefix("refresh.succeeded") })
+            for line in lines {
+                #expect(!line.contains(tokens.accessTokenForTests))
+                #expect(!line.contains(tokens.refreshTokenForTests ?? "-"))
+                #expect(!line.localizedCaseInsensitiveContains("bearer"))
+            }
+        }
+    }
+
+    @Test("without a sink nothing is logged")
+    func silentByDefault() {
+        #expect(ChappieConfiguration().logSink == nil)
     }
 }

@@ -1,0 +1,239 @@
+import Foundation
+
+/// One Responses WebSocket connection (PROTOCOL §6.2–6.3): each `response.create` text frame is
+/// answered with the same events as the SSE stream, one JSON object per text frame, preceded by a
+/// `codex.rate_limits` event. The session keeps the last response's full input and output, so a
+/// frame with `previous_response_id` only carries the new input items, even with `store:false`.
+/// `"generate": false` (prewarm) answers `response.created` + `response.completed` with no output.
+/// Errors become `{"type":"error","status":…,"error":{…}}` events. Runs on the connection thread.
+///
+/// Framing answers: a binary message is refused with close 1003 (unsupported data; the protocol
+/// only uses text frames, PROTOCOL §6.2); protocol errors, 1007 and 1009 are described on
+/// ``WebSocketConnection``. Pings are answered, also while a response is being streamed. When
+/// the client closes the socket (close frame or EOF), a ``ChappieEmulator/ClosedStream`` is
+/// recorded. Faults: ``ChappieEmulator/WebSocketFault`` for the handshake, and the
+/// ``ChappieEmulator/ScriptedReply`` cases `cut`, `dropConnection`, `errorEvent`, `stall`,
+/// `failed` (close 1000 after `response.failed`) inside a response.
+final class ResponsesWebSocketSession {
+    private let services: EmulatorServices
+    private let connection: WebSocketConnection
+    private var previous: (id: String, items: [JSONValue])?
+    private let accountID: String?
+    private var framesSent = 0
+    private var inResponse = false
+
+    /// Creates a session over an upgraded connection opened with a token of `accountID`.
+    init(services: EmulatorServices, connection: WebSocketConnection, accountID: String?) {
+        self.services = services
+        self.connection = connection
+        self.accountID = accountID
+    }
+
+    /// Serves frames until the peer leaves or a fault ends the connection, after applying the
+    /// handshake fault `fault` (if any).
+    func run(fault: ChappieEmulator.WebSocketFault? = nil) {
+        let services = self.services
+        defer { recordIfClientClosed() }
+        switch fault {
+        case .closeAfterAccept(let code, let reason)?:
+            connection.close(code: code, reason: reason)
+            return
+        case .dropAfterAccept?:
+            connection.dropWithoutCloseFrame()
+            return
+        case .refuseHandshake?, nil:
+            break
+        }
+        while true {
+            switch connection.receive() {
+            case .closed:
+                return
+            case .binary:
+                connection.close(code: Wire.unsupportedData, reason: Wire.binaryRefused)
+                return
+            case .text(let text):
+                BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
+                guard handle(text) else { return }
+            }
+        }
+    }
+
+    private func recordIfClientClosed() {
+        guard connection.closedByPeer else { return }
+        let stream = ChappieEmulator.ClosedStream(
+            transport: .webSocket, path: Wire.path, messagesSent: framesSent, duringResponse: inResponse,
+            closeCode: connection.peerCloseCode
+        )
+        let closed = services.closedStreams
+        BlockingBridge.run { await closed.record(stream) }
+    }
+
+    /// Answers one frame; false when the connection must end.
+    private func handle(_ text: String) -> Bool {
+        guard let frame = JSONValue.parse(Data(text.utf8)), let members = frame.objectMembers else {
+            return sendError(status: 400, code: Wire.invalidJSONCode, message: Wire.invalidJSON)
+        }
+        guard frame[Wire.type]?.stringValue == Wire.responseCreate else {
+            return sendError(status: 400, code: Wire.unknownEventCode, message: Wire.unknownEvent)
+        }
+        var body = members.filter { !Wire.frameOnlyKeys.contains($0.0) }
+        if !body.contains(where: { $0.0 == Wire.stream }) { body.append((Wire.stream, true)) }
+        if let previousID = frame[Wire.previousResponseID]?.stringValue {
+            guard let previous, previous.id == previousID else {
+                return sendError(status: 400, code: Wire.previousNotFoundCode, message: Wire.previousNotFound(previousID))
+            }
+            let newItems = frame[Wire.input]?.arrayValue ?? []
+            body.removeAll { $0.0 == Wire.input }
+            body.append((Wire.input, .array(previous.items + newItems)))
+        }
+        let request: ResponsesRequest
+        switch ResponsesRequestValidator.validate(.object(body)) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return sendError(status: 400, code: Wire.invalidRequestCode, message: failure.detail)
+        }
+        inResponse = true
+        let open = respond(to: request, generate: frame[Wire.generate]?.boolValue != false)
+        if open { inResponse = false }
+        return open
+    }
+
+    /// Streams the answer to `request` (`generate` false: a prewarm with no output); false when
+    /// the connection must end.
+    private func respond(to request: ResponsesRequest, generate: Bool) -> Bool {
+        let services = self.services
+        let snapshot = BlockingBridge.run { await services.usage.snapshot() }
+        guard send(rateLimitsEvent(snapshot).serialized, after: nil) else { return false }
+        if !generate {
+            var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
+            stream.begin()
+            stream.complete()
+            return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true)
+        }
+        let accountID = self.accountID
+        let reply = BlockingBridge.run { await ScriptedResponse.nextReply(for: request, accountID: accountID, services: services) }
+        if case .errorEvent(let status, let type, let code, let message) = reply {
+            return sendError(status: status, type: type, code: code, message: message)
+        }
+        let composed = BlockingBridge.run { await ScriptedResponse.compose(reply, for: request, services: services) }
+        switch composed {
+        case .error(let status, let body, let headers):
+            return sendErrorEvent(status: status, body: body, headers: headers)
+        case .drop:
+            connection.dropWithoutCloseFrame()
+            return false
+        case .stream(let stream, let ending, let interval):
+            return send(stream, ending: ending, interval: interval, request: request, skippingProgress: false)
+        case .raw(let chunks, let ending, let interval):
+            for payload in SSEPayloads.parse(chunks.reduce(Data(), +)) {
+                guard send(payload, after: interval) else { return false }
+            }
+            return end(with: ending)
+        }
+    }
+
+    /// Sends the events of `stream` (after `codex.rate_limits`), then applies `ending`; a finished
+    /// response becomes the connection's previous response.
+    private func send(
+        _ stream: ResponseEventStream, ending: HTTPResponse.StreamEnding, interval: Duration?, request: ResponsesRequest,
+        skippingProgress: Bool
+    ) -> Bool {
+        for event in stream.events where !(skippingProgress && event.type == Wire.inProgress) {
+            guard send(event.payload, after: interval) else { return false }
+        }
+        guard end(with: ending) else { return false }
+        previous = (stream.responseID, request.input + stream.output)
+        return true
+    }
+
+    /// Sends one text frame after waiting `interval` (nil = no wait) while answering pings and
+    /// noticing a client close; false when the connection ended.
+    private func send(_ payload: String, after interval: Duration?) -> Bool {
+        guard connection.serviceIncoming(within: interval ?? .zero), connection.sendText(payload) else { return false }
+        framesSent += 1
+        return true
+    }
+
+    /// Applies a stream ending; true when the connection stays open for the next request.
+    private func end(with ending: HTTPResponse.StreamEnding) -> Bool {
+        switch ending {
+        case .finish:
+            return true
+        case .finishAndClose:
+            connection.close(code: Wire.normalClosure)
+        case .abort:
+            connection.dropWithoutCloseFrame()
+        case .reset:
+            connection.reset()
+        case .closeWebSocket(let code, let reason):
+            connection.close(code: code, reason: reason)
+        case .stall:
+            connection.waitUntilClosed()
+        }
+        return false
+    }
+
+    /// The WebSocket-only `codex.rate_limits` event (PROTOCOL §6.2).
+    private func rateLimitsEvent(_ snapshot: UsageMeter.Snapshot) -> JSONValue {
+        func window(_ percent: Int, _ seconds: Int, _ resetAt: Int) -> JSONValue {
+            ["used_percent": .int(percent), "window_minutes": .int(seconds / 60), "reset_at": .int(resetAt)]
+        }
+        let reached = snapshot.primaryUsedPercent >= 100
+        return [
+            Wire.type: "codex.rate_limits",
+            "plan_type": .string(services.configuration.account.planType),
+            "rate_limits": [
+                "allowed": .bool(!reached),
+                "limit_reached": .bool(reached),
+                "primary": window(snapshot.primaryUsedPercent, UsageMeter.primaryWindowSeconds, snapshot.primaryResetAt),
+                "secondary": window(snapshot.secondaryUsedPercent, UsageMeter.secondaryWindowSeconds, snapshot.secondaryResetAt),
+            ],
+            "code_review_rate_limits": .null,
+            "credits": ["has_credits": false, "unlimited": false, "balance": "0"],
+            "promo": .null,
+        ]
+    }
+
+    private func sendError(status: Int, type: String = Wire.invalidRequestType, code: String, message: String) -> Bool {
+        let body: JSONValue = [
+            Wire.type: "error", "status": .int(status),
+            "error": ["type": .string(type), "code": .string(code), "message": .string(message)],
+        ]
+        return send(body.serialized, after: nil)
+    }
+
+    /// An HTTP-style error as a WebSocket error event; a JSON body's `error` object (or the FastAPI
+    /// `detail`) becomes `error`, headers go into `headers`.
+    private func sendErrorEvent(status: Int, body: String, headers: [(name: String, value: String)]) -> Bool {
+        let parsed = JSONValue.parse(Data(body.utf8))
+        let error: JSONValue = parsed?["error"]?.objectMembers != nil ? parsed!["error"]!
+            : ["message": .string(parsed?["detail"]?.stringValue ?? body)]
+        let event: JSONValue = [
+            Wire.type: "error", "status": .int(status), "error": error,
+            "headers": .object(headers.map { ($0.name, .string($0.value)) }),
+        ]
+        return send(event.serialized, after: nil)
+    }
+
+    private enum Wire {
+        static let path = "/backend-api/codex/responses"
+        static let type = "type"
+        static let input = "input"
+        static let stream = "stream"
+        static let generate = "generate"
+        static let previousResponseID = "previous_response_id"
+        static let responseCreate = "response.create"
+        static let inProgress = "response.in_progress"
+        static let frameOnlyKeys: Set<String> = ["type", "generate", "previous_response_id", "client_metadata"]
+        static let normalClosure: UInt16 = 1000
+        static let unsupportedData: UInt16 = 1003
+        static let binaryRefused = "Binary frames are not supported."
+        static let invalidRequestType = "invalid_request_error"
+        static let invalidJSONCode = "invalid_json"
+        static let invalidJSON = "The frame is not a JSON object."
+        static let unknownEventCode = "unknown_event_type"
+        static let unknownEvent = "Only response.create events are supported."
+        static let invalidRequestCode = "invalid_request"
+        static let previousNotFoundCode = "previous_response_not_found"
+        static func previousNotFound(_ id: String) -> String { "Previous response with id '\(id)' not found." }
+    }
+}

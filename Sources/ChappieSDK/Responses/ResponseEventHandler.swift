@@ -1,0 +1,51 @@
+/// Turns decoded Responses events into consumer events and the final response, the same way for
+/// SSE and WebSocket: deltas pass through the ``ReplayGuard``s, terminal events end the attempt.
+struct ResponseEventHandler: Sendable {
+    private var accumulator = ResponseAccumulator()
+    private var text = ReplayGuard()
+    private var reasoning = ReplayGuard()
+    /// The error of a `response.failed` seen before the stream closed.
+    private(set) var pendingFailure: ChappieClientError?
+
+    /// True once text was shown to the consumer for this response (in any attempt).
+    var hasShownOutput: Bool { !text.shown.isEmpty }
+
+    /// Starts a new attempt of the same response: its events are checked against what was shown.
+    mutating func beginAttempt() {
+        accumulator = ResponseAccumulator()
+        text.beginAttempt()
+        reasoning.beginAttempt()
+        pendingFailure = nil
+    }
+
+    /// Handles one event; returns the response on `response.completed`. Throws the typed error of
+    /// a failure event, or ``ChappieClientError/streamingTransportReplayDiverged(_:)``.
+    mutating func handle(_ event: ResponsesEvent, emit: @Sendable (ChappieStreamEvent) -> Void) throws -> ChappieResponse? {
+        switch event {
+        case .created(let id, let model):
+            accumulator.created(id: id, model: model)
+        case .outputTextDelta(let delta, let itemID):
+            if let added = accumulator.textDelta(delta, itemID: itemID), let fresh = try text.accept(added) { emit(.textDelta(fresh)) }
+        case .reasoningSummaryDelta(let delta):
+            if let added = accumulator.reasoningDelta(delta), let fresh = try? reasoning.accept(added) { emit(.reasoningSummaryDelta(fresh)) }
+        case .outputItemDone(let item):
+            if let added = accumulator.itemDone(item), let fresh = try text.accept(added) { emit(.textDelta(fresh)) }
+        case .completed(let id, let model, let usage):
+            return accumulator.response(id: id, model: model, usage: usage)
+        case .failed(let error):
+            let failure = ResponsesErrorMapping.failed(error)
+            pendingFailure = failure
+            throw failure
+        case .incomplete(let reason):
+            throw ChappieClientError.responseIncomplete(reason: reason)
+        case .error(let status, let error):
+            if let status, status >= 400 { throw ResponsesErrorMapping.http(status: status, error: error, usage: nil) }
+            throw ResponsesErrorMapping.failed(error)
+        case .rateLimits(let snapshot):
+            emit(.usageLimits(snapshot))
+        case .ignored:
+            break
+        }
+        return nil
+    }
+}

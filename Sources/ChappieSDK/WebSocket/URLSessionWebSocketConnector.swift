@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``WebSocketConnector``: `URLSessionWebSocketTask`.
+///
+/// On Linux, FoundationNetworking's task fails at once with `NSURLErrorUnsupportedURL` ("WebSockets
+/// not supported by libcurl", DESIGN §9); that is reported as ``WebSocketError/unsupported(_:)`` so
+/// the coordinator falls back to HTTP/SSE without spending reconnects.
+struct URLSessionWebSocketConnector: WebSocketConnector {
+    /// Connects and waits for the first frame exchange to prove the connection is usable.
+    /// Throws ``WebSocketError``.
+    func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
+        var request = URLRequest(url: url)
+        request.timeoutInterval = max(1, timeout)
+        for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = max(1, timeout)
+        let session = URLSession(configuration: configuration)
+        let task = session.webSocketTask(with: request)
+        task.maximumMessageSize = WebSocketLimits.maximumFrameBytes
+        task.resume()
+        return URLSessionWebSocketConnection(task: task, session: session)
+    }
+}
+
+/// An open `URLSessionWebSocketTask`.
+struct URLSessionWebSocketConnection: WebSocketConnection {
+    let task: URLSessionWebSocketTask
+    let session: URLSession
+
+    func send(text: String) async throws {
+        do {
+            try await task.send(.string(text))
+        } catch {
+            throw Self.map(error, task: task)
+        }
+    }
+
+    func receive() async throws -> WebSocketMessage {
+        do {
+            switch try await task.receive() {
+            case .string(let text): return .text(text)
+            case .data(let data): return .binary(data)
+            @unknown default: return .binary(Data())
+            }
+        } catch {
+            throw Self.map(error, task: task)
+        }
+    }
+
+    func close(code: Int) {
+        task.cancel(with: URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .normalClosure, reason: nil)
+        session.invalidateAndCancel()
+    }
+
+    /// Maps a task error: unsupported platform, a handshake status, a close code, or a network failure.
+    static func map(_ error: any Error, task: URLSessionWebSocketTask) -> any Error {
+        if error is CancellationError { return error }
+        let nsError = error as NSError
+        if let urlError = error as? URLError {
+            if urlError.code == .cancelled { return CancellationError() }
+            if urlError.code == .unsupportedURL || nsError.localizedDescription.localizedCaseInsensitiveContains("not supported") {
+                return WebSocketError.unsupported(Redaction.clean(urlError.localizedDescription))
+            }
+        }
+        if let response = task.response as? HTTPURLResponse, response.statusCode != 101 {
+            return WebSocketError.handshakeRejected(status: response.statusCode)
+        }
+        if task.closeCode != .invalid {
+            let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return WebSocketError.closed(code: task.closeCode.rawValue, reason: Redaction.clean(reason))
+        }
+        return WebSocketError.network(Redaction.clean(nsError.localizedDescription))
+    }
+}
+
+/// Limits of the Responses WebSocket (PROTOCOL §6, FAILURE-CASES #25).
+enum WebSocketLimits {
+    /// The server closes with 1009 for a frame of 16 MiB or more.
+    static let maximumFrameBytes = 16 << 20
+    /// The `OpenAI-Beta` value the handshake requires (PROTOCOL §6.1).
+    static let betaHeader = (name: "OpenAI-Beta", value: "responses_websockets=2026-02-06")
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// One message received on a WebSocket (RFC 6455 §5.6 data frames).
+enum WebSocketMessage: Sendable, Equatable {
+    /// A text frame (UTF-8).
+    case text(String)
+    /// A binary frame.
+    case binary(Data)
+}
+
+/// Why a WebSocket could not be used.
+enum WebSocketError: Error, Sendable, Equatable {
+    /// This platform's WebSocket client cannot connect at all (Linux libcurl without ws/wss).
+    case unsupported(String)
+    /// The upgrade was refused with an HTTP status (426 = use HTTP; 401 = refresh).
+    case handshakeRejected(status: Int)
+    /// The server closed the connection with a close code (RFC 6455 §7.4): 1008 policy,
+    /// 1009 message too big, 1000/1001 normal, 1006 abnormal (no close frame).
+    case closed(code: Int, reason: String)
+    /// The connection broke (network error).
+    case network(String)
+}
+
+/// An open WebSocket: send text frames, receive messages, close.
+protocol WebSocketConnection: Sendable {
+    /// Sends one text frame. Throws ``WebSocketError``.
+    func send(text: String) async throws
+    /// Waits for the next message. Throws ``WebSocketError`` (a close arrives as `.closed`) or
+    /// `CancellationError`.
+    func receive() async throws -> WebSocketMessage
+    /// Closes with `code` (1000 normal) and stops all work.
+    func close(code: Int)
+}
+
+/// Opens WebSocket connections; the seam between the streaming coordinator and the platform.
+protocol WebSocketConnector: Sendable {
+    /// Opens a connection to `url` (`ws:`/`wss:`) with handshake `headers`.
+    /// Throws ``WebSocketError`` (`.unsupported` when this platform has no WebSocket client).
+    func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// A one-line spinner with a countdown, redrawn in place on a terminal; silent when standard
+/// output is not a terminal (no cursor moves in pipes or files).
+@MainActor
+final class ProgressLine {
+    private var task: Task<Void, Never>?
+    private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+    /// Starts showing `label` with the time left until `deadline`.
+    func start(_ label: String, until deadline: Date) {
+        guard Terminal.stdoutIsTerminal else { return }
+        task = Task { @MainActor in
+            var frame = 0
+            while !Task.isCancelled {
+                let left = max(0, Int(deadline.timeIntervalSinceNow))
+                let clock = String(format: "%d:%02d", left / 60, left % 60)
+                Terminal.write("\r\u{1B}[2K\(Self.frames[frame % Self.frames.count]) \(label) (code expires in \(clock))")
+                frame += 1
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Stops and erases the line.
+    func stop() {
+        guard let task else { return }
+        task.cancel()
+        self.task = nil
+        Terminal.write("\r\u{1B}[2K")
+    }
+}

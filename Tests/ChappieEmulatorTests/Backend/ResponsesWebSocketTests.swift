@@ -1,0 +1,109 @@
+import ChappieEmulator
+import Foundation
+import Testing
+
+@Suite("Responses over WebSocket (PROTOCOL §6, §12.1)")
+struct ResponsesWebSocketTests {
+    static let path = "/backend-api/codex/responses"
+
+    /// Opens an upgraded connection; returns it with the 101 response.
+    func open(_ emulator: ChappieEmulator, token: String?, beta: Bool = true) async throws -> (RawHTTPConnection, RawHTTPConnection.Response?) {
+        let connection = try RawHTTPConnection(port: emulator.port)
+        var head = "GET \(Self.path) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        head += "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        head += "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+        if beta { head += "OpenAI-Beta: responses_websockets=2026-02-06\r\n" }
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        connection.write(head + "\r\n")
+        let response = await offPool { connection.readResponse() }
+        return (connection, response)
+    }
+
+    func create(_ fields: [String: Any]) throws -> String {
+        var frame = EmulatorHTTPClient.responsesBody()
+        frame["type"] = "response.create"
+        frame.removeValue(forKey: "stream")
+        for (key, value) in fields { frame[key] = value }
+        return String(decoding: try JSONSerialization.data(withJSONObject: frame), as: UTF8.self)
+    }
+
+    @Test("The handshake answers 101 with the RFC 6455 accept value and declines compression")
+    func handshake() async throws {
+        try await withEmulator { emulator, _ in
+            let tokens = await emulator.issueTokens()
+            let (_, response) = try await open(emulator, token: tokens.accessToken)
+            #expect(response?.status == 101)
+            #expect(response?.headers["sec-websocket-accept"] == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+            #expect(response?.headers["upgrade"] == "websocket")
+            #expect(response?.headers["sec-websocket-extensions"] == nil)
+            #expect(response?.headers["x-codex-turn-state"] != nil)
+            #expect(response?.headers["x-models-etag"] != nil)
+        }
+    }
+
+    @Test("The handshake refuses a missing token, a missing beta header, and answers 426 when disabled")
+    func handshakeFailures() async throws {
+        try await withEmulator { (emulator, http) async throws in
+            #expect(try await open(emulator, token: nil).1?.status == 401)
+            let tokens = await emulator.issueTokens()
+            #expect(try await open(emulator, token: tokens.accessToken, beta: false).1?.status == 400)
+            #expect(try await http.get(Self.path, bearer: tokens.accessToken).status == 405)
+        }
+        try await withEmulator(.init(acceptsWebSockets: false)) { (emulator, _) async throws in
+            let tokens = await emulator.issueTokens()
+            #expect(try await open(emulator, token: tokens.accessToken).1?.status == 426)
+        }
+    }
+
+    @Test("A prewarm, an incremental turn on previous_response_id, and a stale id behave as Codex expects")
+    func prewarmAndIncremental() async throws {
+        try await withEmulator { emulator, _ in
+            let tokens = await emulator.issueTokens()
+            let (connection, _) = try await open(emulator, token: tokens.accessToken)
+            // given a prewarm
+            connection.writeText(try create(["generate": false]))
+            let prewarm = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
+            #expect(prewarm.map { $0["type"] as? String } == ["codex.rate_limits", "response.created", "response.completed"])
+            let prewarmResponse = try #require(prewarm.last?["response"] as? [String: Any])
+            #expect((prewarmResponse["output"] as? [Any])?.isEmpty == true)
+            let prewarmID = try #require(prewarmResponse["id"] as? String)
+            // when the turn sends only new items on top of it, in two fragments
+            let newItems: [[String: Any]] = [["type": "message", "role": "user", "content": [["type": "input_text", "text": "over ws"]]]]
+            connection.writeText(try create(["previous_response_id": prewarmID, "input": newItems]), fragmented: true)
+            let turn = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
+            // then
+            #expect(turn.first?["type"] as? String == "codex.rate_limits")
+            #expect(turn.dropFirst().map { $0["sequence_number"] as? Int } == Array(0..<(turn.count - 1)))
+            let text = turn.filter { $0["type"] as? String == "response.output_text.delta" }.compactMap { $0["delta"] as? String }.joined()
+            #expect(text == ChappieEmulator.defaultReply(for: "over ws"))
+            let usage = (turn.last?["response"] as? [String: Any])?["usage"] as? [String: Any]
+            #expect((usage?["input_tokens"] as? Int ?? 0) > 0)
+            // and a stale previous id is an error event, not a closed socket
+            connection.writeText(try create(["previous_response_id": "resp_stale", "input": newItems]))
+            let error = await offPool { connection.readEvents(until: "error") }.map(\.data)
+            #expect(error.last?["status"] as? Int == 400)
+            #expect((error.last?["error"] as? [String: Any])?["code"] as? String == "previous_response_not_found")
+        }
+    }
+
+    @Test("Pings are answered, a scripted HTTP error becomes an error event, and close is echoed")
+    func controlFramesAndErrors() async throws {
+        try await withEmulator { emulator, _ in
+            let tokens = await emulator.issueTokens()
+            let (connection, _) = try await open(emulator, token: tokens.accessToken)
+            connection.writeFrame(opcode: 9, Array("hi".utf8))
+            let pong = await offPool { connection.readFrame() }
+            #expect(pong?.opcode == 10 && pong?.payload == Array("hi".utf8))
+            await emulator.enqueue(.usageLimitReached(resetsInSeconds: 60))
+            connection.writeText(try create([:]))
+            let events = await offPool { connection.readEvents(until: "error") }.map(\.data)
+            #expect(events.last?["status"] as? Int == 429)
+            #expect((events.last?["error"] as? [String: Any])?["type"] as? String == "usage_limit_reached")
+            #expect((events.last?["headers"] as? [String: Any])?["x-codex-active-limit"] as? String == "codex")
+            connection.writeFrame(opcode: 8, [0x03, 0xE8])
+            let close = await offPool { connection.readFrame() }
+            #expect(close?.opcode == 8)
+            #expect(await offPool { connection.isClosedByServer() })
+        }
+    }
+}

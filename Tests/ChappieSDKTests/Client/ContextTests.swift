@@ -1,0 +1,117 @@
+import ChappieEmulator
+import ChappieSDKTesting
+import Foundation
+import Testing
+@testable import ChappieSDK
+
+private func inputTexts(_ request: ChappieEmulator.RecordedRequest) throws -> [String] {
+    try (json(request)["input"]?.arrayValue ?? []).compactMap { $0["content"]?.arrayValue?.first?["text"]?.stringValue }
+}
+
+@Suite("Context management")
+struct ContextTests {
+    @Test("clearContext starts a new thread with the same session and an empty transcript")
+    func clear() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            _ = try await client.send("remember me")
+            let before = await client.context()
+            let after = await client.clearContext()
+            #expect(after.sessionID == before.sessionID)
+            #expect(after.threadID != before.threadID)
+            #expect(after.messages.isEmpty)
+            _ = try await client.send("fresh")
+            let last = try await lastResponseRequest(emulator)
+            #expect(try json(last)["prompt_cache_key"]?.stringValue == after.threadID)
+            #expect(try !inputTexts(last).contains("remember me"))
+        }
+    }
+
+    @Test("resumeContext adopts a saved context, which survives a JSON round trip")
+    func resume() async throws {
+        try await withSignedInClient { emulator, client, configuration in
+            _ = try await client.send("saved question")
+            let saved = try JSONEncoder().encode(await client.context())
+            let restored = try JSONDecoder().decode(ChappieClientContext.self, from: saved)
+            let other = ChappieClient(configuration: configuration)
+            await other.resumeContext(restored)
+            #expect(await other.context().sessionID == restored.sessionID)
+            _ = try await other.send("follow-up")
+            let texts = try inputTexts(try await lastResponseRequest(emulator))
+            #expect(texts.contains("saved question"))
+            #expect(texts.last == "follow-up")
+        }
+    }
+
+    @Test("compactContext(summary:) sends the summary as a system message ahead of the remaining messages")
+    func compactWithSummary() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            _ = try await client.send("one")
+            _ = try await client.send("two")
+            let context = await client.compactContext(summary: "We talked about one and two.", keepingLast: 2)
+            #expect(context.messageCount == 2)
+            #expect(context.compactedSummary == "We talked about one and two.")
+            _ = try await client.send("three")
+            let input = try await lastInput(emulator)
+            #expect(input[1]["role"] == "developer")
+            #expect(input[1]["content"]?.arrayValue?.first?["text"] == "We talked about one and two.")
+            #expect(input.count == 5, "harness, summary, two kept messages, the new one")
+        }
+    }
+
+    @Test("a model-written compaction uses the remote endpoint and later requests replay its item")
+    func remoteCompaction() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            _ = try await client.send("first")
+            let compacted = try await client.compactContext()
+            let hasCompaction = compacted.transcript.contains { if case .compaction = $0 { true } else { false } }
+            #expect(hasCompaction)
+            #expect(compacted.messages.allSatisfy { $0.role != .assistant })
+            let reply = try await client.send("after compaction")
+            #expect(reply.contains("after compaction"))
+            let compactRequests = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses/compact" }
+            let compactRequest = try #require(compactRequests.first)
+            #expect(try json(compactRequest)["stream"] == nil)
+            let input = try await lastInput(emulator)
+            #expect(input.contains { $0["type"] == "compaction" })
+        }
+    }
+
+    @Test("selectModel changes the model of later turns and contextSize reports the estimate")
+    func modelAndSize() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            let context = await client.selectModel("gpt-5.4")
+            #expect(context.model == "gpt-5.4")
+            _ = try await client.send(String(repeating: "a", count: 400))
+            let modelRequest = try await lastResponseRequest(emulator)
+            #expect(try json(modelRequest)["model"] == "gpt-5.4")
+            let size = await client.contextSize(contextWindow: 1000)
+            let estimate = await client.context().estimatedTokens
+            #expect(size.usedTokens == estimate)
+            #expect(size.usedTokens >= 100)
+            #expect(size.remainingTokens == 1000 - size.usedTokens)
+        }
+    }
+
+    @Test("a context saved with messages only still decodes")
+    func legacyDecode() throws {
+        let json = #"{"sessionID":"s","threadID":"t","model":"m","messages":[{"role":"user","text":"hi","options":{"fastMode":false}}],"createdAt":0,"updatedAt":0}"#
+        let context = try JSONDecoder().decode(ChappieClientContext.self, from: Data(json.utf8))
+        #expect(context.messages == [.user("hi")])
+    }
+
+    @Test("every transcript item kind round-trips through Codable")
+    func transcriptRoundTrip() throws {
+        let items: [ChappieTranscriptItem] = [
+            .message(.system("s")), .message(.developer("d")), .message(.user("u", fastMode: true)), .message(.assistant("a")),
+            .functionCall(ChappieFunctionCall(callID: "call_1", name: "f", arguments: #"{"x":1}"#)),
+            .functionCallOutput(callID: "call_1", output: "ok"),
+            .reasoning(["type": "reasoning", "summary": [], "encrypted_content": "enc"]),
+            .compaction(["type": "compaction", "encrypted_content": "zzz"]),
+        ]
+        let context = ChappieClientContext(sessionID: "s", threadID: "t", model: "m", transcript: items, compactedSummary: "sum",
+                                           createdAt: Date(timeIntervalSince1970: 1), updatedAt: Date(timeIntervalSince1970: 2))
+        let again = try JSONDecoder().decode(ChappieClientContext.self, from: JSONEncoder().encode(context))
+        #expect(again == context)
+        #expect(again.transcript[6].inputItem["id"] == nil)
+    }
+}

@@ -1,0 +1,241 @@
+import ChappieEmulator
+import Foundation
+import Testing
+
+@Suite("The real Codex CLI 0.163.0 signs in and runs a turn against the emulator (PROTOCOL §12)")
+struct CodexCLIConformanceTests {
+    /// A throwaway `CODEX_HOME` plus a working directory.
+    struct Home {
+        let root: URL
+        var codexHome: URL { root.appendingPathComponent("codex-home") }
+        var workspace: URL { root.appendingPathComponent("workspace") }
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("chappie-codex-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("codex-home"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("workspace"), withIntermediateDirectories: true)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: root) }
+
+        /// Writes an `auth.json` holding tokens issued directly by the emulator (PROTOCOL §1.3 layout).
+        func writeAuth(_ tokens: ChappieEmulator.IssuedTokens, accountID: String) throws {
+            let auth: [String: Any] = [
+                "auth_mode": "chatgpt",
+                "OPENAI_API_KEY": NSNull(),
+                "tokens": [
+                    "id_token": tokens.idToken, "access_token": tokens.accessToken,
+                    "refresh_token": tokens.refreshToken, "account_id": accountID,
+                ],
+                "last_refresh": ISO8601DateFormatter().string(from: Date()),
+            ]
+            try JSONSerialization.data(withJSONObject: auth).write(to: codexHome.appendingPathComponent("auth.json"))
+        }
+
+        /// The provider configuration of PROTOCOL §12, pointing at `emulator`.
+        func writeConfig(for emulator: ChappieEmulator, webSockets: Bool = false) throws {
+            let backend = emulator.backendBaseURL.absoluteString
+            let config = """
+                model = "gpt-5.5"
+                model_provider = "emu"
+                chatgpt_base_url = "\(backend)"
+
+                [model_providers.emu]
+                name = "emu"
+                base_url = "\(backend)/codex"
+                wire_api = "responses"
+                requires_openai_auth = true
+                supports_websockets = \(webSockets)
+
+                [features]
+                # The login-shell snapshot times out (10 s) in this container and is not under test.
+                shell_snapshot = false
+
+                """
+            try config.write(to: codexHome.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        }
+
+        func environment(for emulator: ChappieEmulator) -> [String: String] {
+            [
+                "CODEX_HOME": codexHome.path,
+                "CODEX_REFRESH_TOKEN_URL_OVERRIDE": emulator.baseURL.absoluteString + "/oauth/token",
+                "CODEX_REVOKE_TOKEN_URL_OVERRIDE": emulator.baseURL.absoluteString + "/oauth/revoke",
+                "NO_COLOR": "1",
+                "RUST_LOG": ProcessInfo.processInfo.environment["CHAPPIE_CODEX_RUST_LOG"] ?? "error",
+            ]
+        }
+    }
+
+    @Test(
+        "Device login, a turn, and a turn after the access token expired all succeed",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func loginAndExec() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator in
+            let environment = home.environment(for: emulator)
+
+            // given: the user approves the code as soon as Codex shows it
+            let approver = Task {
+                guard let userCode = await emulator.nextDeviceCode() else { return false }
+                return await emulator.approve(userCode: userCode)
+            }
+            // when: codex login --device-auth
+            let login = try await Subprocess.run(
+                codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
+                environment: environment, currentDirectory: home.workspace, timeout: 120
+            )
+            // then
+            #expect(await approver.value)
+            #expect(!login.timedOut)
+            try #require(login.status == 0, "login failed: \(login.stdout)\n\(login.stderr)")
+            let authData = try Data(contentsOf: home.codexHome.appendingPathComponent("auth.json"))
+            let auth = try #require(try JSONSerialization.jsonObject(with: authData) as? [String: Any])
+            #expect(auth["auth_mode"] as? String == "chatgpt")
+            let tokens = try #require(auth["tokens"] as? [String: Any])
+            #expect((tokens["access_token"] as? String)?.split(separator: ".").count == 3)
+            #expect((tokens["refresh_token"] as? String)?.hasPrefix("rt_") == true)
+            #expect(tokens["account_id"] as? String == emulator.configuration.account.accountID)
+
+            // when: codex exec runs a turn
+            try home.writeConfig(for: emulator)
+            let exec = try await runExec(codex, "say hi", home: home, environment: environment)
+            // then
+            #expect(exec.status == 0, "exec failed: \(exec.stderr)")
+            #expect(exec.stdout.contains(ChappieEmulator.defaultReply(for: "say hi")))
+            let errorLines = exec.stderr.split(separator: "\n").filter { $0.contains(" ERROR ") }
+            #expect(errorLines.isEmpty, "Codex logged errors against the emulator: \(errorLines)")
+            let turns = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
+            let turn = try #require(turns.last)
+            #expect(turn.header("originator") == "codex_exec")
+            #expect(turn.header("chatgpt-account-id") == emulator.configuration.account.accountID)
+
+            // when: the access token expires server-side, Codex must refresh and retry
+            await emulator.expireAccessTokens()
+            let again = try await runExec(codex, "say hi again", home: home, environment: environment)
+            // then
+            #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
+            #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "say hi again")))
+            #expect(await emulator.refreshGrantsServed >= 1)
+            #expect(!again.stderr.contains("failed to decode models response"), "the catalog must decode: \(again.stderr)")
+
+            // when: the scripted model calls Codex's exec_command tool
+            let before = await emulator.recordedRequests().count
+            let tool = try await runExec(codex, #"use tool exec_command {"cmd":"echo chappie-tool-ok","login":false,"yield_time_ms":1000}"#, home: home, environment: environment)
+            // then: Codex ran the command, sent its output back in the same turn, and printed the answer
+            #expect(tool.status == 0, "tool turn failed: \(tool.stderr)")
+            #expect(tool.stdout.contains("The tool returned:"))
+            #expect(tool.stdout.contains("chappie-tool-ok"))
+            let toolTurn = await emulator.recordedRequests().dropFirst(before).filter { $0.path == "/backend-api/codex/responses" }
+            try #require(toolTurn.count == 2)
+            let followUp = try #require(try JSONSerialization.jsonObject(with: toolTurn[1].body) as? [String: Any])
+            let items = followUp["input"] as? [[String: Any]] ?? []
+            #expect(items.contains { $0["type"] as? String == "function_call_output" })
+            // Codex 0.163.0 replays its reasoning item with the rs_ id and encrypted_content, so the
+            // emulator must accept rs_ ids that carry content (§4.7 only rejects bare references).
+            #expect(items.contains { $0["type"] as? String == "reasoning" && ($0["id"] as? String)?.hasPrefix("rs_") == true })
+            #expect(toolTurn[0].header("x-codex-turn-state") == nil)
+            #expect(toolTurn[1].header("x-codex-turn-state")?.hasPrefix("ts_") == true, "Codex echoes the turn state within a turn (§4.6)")
+        }
+    }
+
+    @Test(
+        "A denied device code makes codex login fail without waiting for its deadline",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func deniedLogin() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator in
+            let denier = Task {
+                guard let userCode = await emulator.nextDeviceCode() else { return false }
+                return await emulator.deny(userCode: userCode)
+            }
+            let login = try await Subprocess.run(
+                codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 60
+            )
+            #expect(await denier.value)
+            #expect(!login.timedOut)
+            #expect(login.status != 0)
+            #expect(!FileManager.default.fileExists(atPath: home.codexHome.appendingPathComponent("auth.json").path))
+        }
+    }
+
+    @Test(
+        "Over a WebSocket, Codex prewarms, chains previous_response_id, completes a tool turn without falling back, and recovers from a 401 handshake",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func webSocketTurn() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with { emulator in
+            // given an auth.json with emulator-issued tokens and a WebSocket-capable provider
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator, webSockets: true)
+            // when
+            let result = try await runExec(
+                codex, #"use tool exec_command {"cmd":"echo ws-tool-ok","login":false,"yield_time_ms":1000}"#, home: home, environment: home.environment(for: emulator)
+            )
+            // then
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            #expect(result.stdout.contains("The tool returned:") && result.stdout.contains("ws-tool-ok"))
+            let model = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
+            #expect(model.filter { $0.method == "GET" }.count == 1, "one socket, no reconnects")
+            #expect(model.filter { $0.method == "POST" }.isEmpty, "no HTTP fallback")
+            #expect(model.first?.header("openai-beta")?.contains("responses_websockets=") == true)
+            let frames = model.filter { $0.method == "WS" }.compactMap {
+                try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any]
+            }
+            try #require(frames.count >= 3, "prewarm, turn, tool follow-up")
+            #expect(frames.allSatisfy { $0["type"] as? String == "response.create" })
+            #expect(frames[0]["generate"] as? Bool == false)
+            #expect(frames.dropFirst().allSatisfy { ($0["previous_response_id"] as? String)?.hasPrefix("resp_") == true })
+
+            // when the access token expires, the handshake's 401 makes Codex refresh and reconnect
+            await emulator.expireAccessTokens()
+            let again = try await runExec(codex, "after expiry", home: home, environment: home.environment(for: emulator))
+            #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
+            #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "after expiry")))
+            #expect(await emulator.refreshGrantsServed == 1)
+        }
+    }
+
+    @Test(
+        "When the upgrade is answered 426, Codex falls back to HTTP and still completes the turn",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func webSocketFallback() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(.init(acceptsWebSockets: false)) { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator, webSockets: true)
+            let result = try await runExec(codex, "fall back please", home: home, environment: home.environment(for: emulator))
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            #expect(result.stdout.contains(ChappieEmulator.defaultReply(for: "fall back please")))
+            let model = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
+            #expect(model.contains { $0.method == "GET" })
+            #expect(model.contains { $0.method == "POST" })
+        }
+    }
+
+    private func runExec(_ codex: String, _ prompt: String, home: Home, environment: [String: String]) async throws
+        -> Subprocess.Result
+    {
+        let result = try await Subprocess.run(
+            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt],
+            environment: environment, currentDirectory: home.workspace, timeout: 120
+        )
+        #expect(!result.timedOut)
+        if let path = ProcessInfo.processInfo.environment["CHAPPIE_CODEX_STDERR_LOG"] {
+            try? result.stderr.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        return result
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Where the third-party clients live and whether they are installed. A missing client skips its
+/// test locally, but fails it when the `CI` environment variable is set.
+enum ClientAvailability {
+    /// `python3` on the PATH (resolved through `/usr/bin/env`).
+    static let python = "/usr/bin/env"
+
+    /// Whether the run is on CI (a missing client must then fail).
+    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
+
+    /// Whether `import openai` works.
+    static let hasOpenAIPython: Bool = Subprocess.probe(python, ["python3", "-c", "import openai"])
+
+    /// Whether `import websockets` works (the Python WebSocket client, pinned in requirements.txt).
+    static let hasWebsocketsPython: Bool = Subprocess.probe(python, ["python3", "-c", "import websockets.sync.client"])
+
+    /// The `chappie` binary built next to the test bundle (by `swift build --build-tests`), or
+    /// nil when it is missing.
+    static let chappieBinary: String? = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("chappie").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    /// The Codex CLI binary from `openai-codex-cli-bin`, or nil when not installed.
+    static let codexBinary: String? = {
+        let script = "import codex_cli_bin, os; print(os.path.join(os.path.dirname(codex_cli_bin.__file__), 'bin', 'codex'))"
+        guard let path = Subprocess.probeOutput(python, ["python3", "-c", script]),
+            FileManager.default.isExecutableFile(atPath: path)
+        else { return nil }
+        return path
+    }()
+
+    /// The `Clients` folder with the Python scripts.
+    static var clientsDirectory: URL {
+        Bundle.module.url(forResource: "Clients", withExtension: nil)
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Clients")
+    }
+
+    /// Whether a test that needs a client should run: yes when installed, and also on CI (where the
+    /// test then fails on the missing client instead of being skipped).
+    static func shouldRun(installed: Bool) -> Bool { installed || isCI }
+}
