@@ -51,6 +51,7 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
             swiftSettings: settings
         ),
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
             dependencies: ["ChappieSDK", "ChappieSDKTesting"],

@@ -64,6 +64,7 @@ enum ChappieCommand {
             switch arguments.command {
             case "demo": try await DemoCommand.run(arguments)
             case "emulator": try await EmulatorCommand.run(arguments)
+            case "threads": try await ThreadCommands.run(arguments)
             default:
                 let environment = try await CLIEnvironment.make(arguments)
                 defer { Task { await environment.shutdown() } }

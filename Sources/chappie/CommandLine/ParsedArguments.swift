@@ -24,9 +24,9 @@ enum ArgumentParser {
         "model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
     ]
     /// Options that take no value.
-    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "no-stream"]
+    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "no-stream", "all"]
     /// Known commands.
-    static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help"]
+    static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
 
     /// Parses `arguments` (without the program name). Throws ``UsageError``.
     static func parse(_ arguments: [String]) throws -> ParsedArguments {

@@ -1,9 +1,10 @@
 import ChappieEmulator
 import ChappieSDK
+import ChappieSDKRuntime
 import Foundation
 
 /// `demo`: the whole product on an in-process emulator, with no set-up: device-code sign-in, a
-/// streamed answer, the account and its usage limits.
+/// streamed answer saved as a thread, the account and its usage limits.
 @MainActor
 enum DemoCommand {
     /// Runs the demo. Throws ``ChappieAuthError`` or ``ChappieClientError``.
@@ -29,7 +30,7 @@ enum DemoCommand {
         let client = Chappie.client(configuration: environment.configuration)
         let prompt = arguments.positionals.isEmpty ? "Say hello and explain what Chappie does in one sentence." : arguments.positionals.joined(separator: " ")
         if !json { Terminal.line("> \(prompt)") }
-        try await ConversationCommands.streamReply(client, .user(prompt), json: json)
+        let threadID = try await ThreadCommands.streamReply(client.runtime(store: ChappieFileThreadStore()), .user(prompt), json: json)
 
         if !json {
             Terminal.line()
@@ -45,6 +46,8 @@ enum DemoCommand {
         if json {
             Terminal.line(ChappieJSONValue.object(["event": "account", "email": info.email.map(ChappieJSONValue.string) ?? .null,
                                                    "plan": info.plan.map { .string($0.rawValue) } ?? .null]).jsonString)
+            Terminal.line(ChappieJSONValue.object(["event": "thread_saved",
+                                                   "id": threadID.map { .string($0.uuidString.lowercased()) } ?? .null]).jsonString)
             return
         }
         Terminal.line()
@@ -52,6 +55,11 @@ enum DemoCommand {
         Terminal.line("Account: \(info.email ?? "unknown")\(info.plan.map { " (\($0.displayName))" } ?? "")")
         CatalogCommands.printUsage(usage)
         Terminal.line()
+        if let threadID {
+            Terminal.line(Terminal.bold("5. Saved thread"))
+            Terminal.line("Saved as thread \(threadID.uuidString.lowercased()); see it with `chappie threads show \(threadID.uuidString.lowercased())`.")
+            Terminal.line()
+        }
         Terminal.line("Demo complete.")
     }
 }

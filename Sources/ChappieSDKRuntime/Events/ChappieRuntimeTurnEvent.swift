@@ -1,0 +1,51 @@
+import ChappieSDK
+import Foundation
+
+/// What a runtime turn delivers, in order, in a shape an app can render without knowing the
+/// backend's wire events.
+///
+/// A turn's events are: ``turnStarted(_:)`` first; then any number of deltas, tool-call,
+/// approval and usage events; then exactly one of ``turnCompleted(_:)`` or ``turnFailed(_:)``,
+/// each sent only after the turn is persisted. After ``turnFailed(_:)`` the stream throws the
+/// turn's error; a cancelled turn (the consumer stopped iterating) is persisted but delivers
+/// nothing more.
+public enum ChappieRuntimeTurnEvent: Sendable, Hashable {
+    /// The turn started in the given thread.
+    case turnStarted(ChappieRuntimeTurnStart)
+    /// More assistant text; never empty; in order.
+    case textDelta(String)
+    /// More reasoning-summary text.
+    case reasoningSummaryDelta(String)
+    /// The model asked for a host tool call.
+    case toolCallRequested(ChappieRuntimeToolCall)
+    /// A host tool call finished (completed, failed, denied or cancelled).
+    case toolCallCompleted(ChappieRuntimeToolCall)
+    /// A tool call waits for the user's approval.
+    case approvalRequested(ChappieRuntimeApproval)
+    /// A usage-limit snapshot (rate-limit windows) arrived during the turn.
+    case usageLimits(ChappieUsageLimitSnapshot)
+    /// The turn's token usage, sent once before ``turnCompleted(_:)`` when the server reported it.
+    case usage(ChappieTokenUsage)
+    /// The turn completed and is persisted; carries the stored turn record.
+    case turnCompleted(ChappieThreadTurn)
+    /// The turn failed and the failure is persisted; carries the stored turn record. The stream
+    /// then throws the turn's error.
+    case turnFailed(ChappieThreadTurn)
+}
+
+/// The payload of ``ChappieRuntimeTurnEvent/turnStarted(_:)``.
+public struct ChappieRuntimeTurnStart: Sendable, Hashable {
+    /// The thread the turn belongs to (created by this turn when it is the thread's first).
+    public var threadID: UUID
+    /// The identifier the turn's record will have.
+    public var turnID: UUID
+    /// The messages the turn sends after the transcript.
+    public var input: [ChappieInputMessage]
+
+    /// Creates a turn-start payload.
+    public init(threadID: UUID, turnID: UUID, input: [ChappieInputMessage]) {
+        self.threadID = threadID
+        self.turnID = turnID
+        self.input = input
+    }
+}

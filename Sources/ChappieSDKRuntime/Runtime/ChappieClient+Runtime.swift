@@ -1,0 +1,10 @@
+import ChappieSDK
+
+extension ChappieClient {
+    /// A runtime that records every turn of this client into `store` (DESIGN §5).
+    /// - Parameter store: where threads are kept (default: a ``ChappieFileThreadStore`` at its
+    ///   default location).
+    public nonisolated func runtime(store: any ChappieThreadStore = ChappieFileThreadStore()) -> ChappieRuntime {
+        ChappieRuntime(client: self, store: store)
+    }
+}

@@ -1,0 +1,262 @@
+import ChappieSDK
+import Foundation
+
+/// A client wrapped with a thread store: every turn is recorded, and ``send(_:)-(String)`` and
+/// ``stream(_:)-(String)`` persist the whole turn before they return. Create one with
+/// ``ChappieSDK/ChappieClient/runtime(store:)``.
+///
+/// The runtime has a current thread: none at first, created by the first turn, replaced by
+/// ``resume(threadID:)`` or ``startNewThread()``. Each turn stores the client's context (the
+/// transcript) and a ``ChappieThreadTurn`` record with the output, tool calls, usage and, for a
+/// turn that did not complete, the error. Turns run one at a time in call order.
+///
+/// Drive the conversation through the runtime only: turns sent on the client directly are not
+/// recorded (their messages appear in the thread with the next runtime turn). If the current
+/// thread gained a turn elsewhere (another runtime or process), the next turn's reply is
+/// returned by the client but not stored, and the call throws
+/// ``ChappieThreadStoreError/threadChangedElsewhere(_:)``; resume the thread to continue it.
+public actor ChappieRuntime {
+    /// The client that runs the turns.
+    public nonisolated let client: ChappieClient
+    /// Where threads are kept.
+    public nonisolated let store: any ChappieThreadStore
+
+    private let now: @Sendable () -> Date
+    private var current: (id: UUID, turnCount: Int)?
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Creates a runtime; ``ChappieSDK/ChappieClient/runtime(store:)`` is the usual way.
+    /// - Parameters:
+    ///   - client: runs the turns.
+    ///   - store: keeps the threads.
+    ///   - now: the wall clock for the dates recorded in threads (default: the system clock).
+    public init(client: ChappieClient, store: any ChappieThreadStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.client = client
+        self.store = store
+        self.now = now
+    }
+
+    /// The current thread's id; nil before the first turn or after ``startNewThread()``.
+    public var currentThreadID: UUID? { current?.id }
+
+    // MARK: Turns
+
+    /// Sends `text` as a user message in the current thread and returns the reply text, after
+    /// the turn is stored. Throws ``ChappieClientError`` (the failed turn is stored first),
+    /// ``ChappieThreadStoreError``, or `CancellationError`.
+    public func send(_ text: String) async throws -> String {
+        try await send(.user(text))
+    }
+
+    /// Sends `message` in the current thread and returns the reply text, after the turn is
+    /// stored. Throws like ``send(_:)-(String)``.
+    public func send(_ message: ChappieInputMessage) async throws -> String {
+        try await runTurn(message, emit: { _ in }).outputText
+    }
+
+    /// Streams the reply to `text` as a user message; see ``stream(_:)-(ChappieInputMessage)``.
+    public nonisolated func stream(_ text: String) -> AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error> {
+        stream(.user(text))
+    }
+
+    /// Streams the turn for `message` as normalized events (see ``ChappieRuntimeTurnEvent`` for
+    /// their order). ``ChappieRuntimeTurnEvent/turnCompleted(_:)`` or
+    /// ``ChappieRuntimeTurnEvent/turnFailed(_:)`` comes only after the turn is stored; after a
+    /// failure the stream throws the turn's error. Ending iteration early cancels the turn, which
+    /// is then stored as cancelled.
+    public nonisolated func stream(_ message: ChappieInputMessage) -> AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error>.makeStream()
+        let task = Task {
+            do {
+                _ = try await self.runTurn(message) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Runs one turn through the client's stream, stores it (completed, failed or cancelled)
+    /// and returns the stored record; rethrows the turn's error after storing it.
+    private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void) async throws -> ChappieThreadTurn {
+        await enterTurn()
+        defer { leaveTurn() }
+        let turnID = UUID()
+        let threadID = current?.id ?? UUID()
+        let startedAt = now()
+        emit(.turnStarted(ChappieRuntimeTurnStart(threadID: threadID, turnID: turnID, input: [message])))
+        var recorder = TurnRecorder()
+        var turnError: (any Error)?
+        do {
+            for try await event in client.stream(message) {
+                for runtimeEvent in recorder.record(event) { emit(runtimeEvent) }
+            }
+            if recorder.response == nil {
+                throw Task.isCancelled ? CancellationError() : ChappieClientError.streamEndedBeforeCompletion
+            }
+        } catch {
+            turnError = error
+        }
+        let failure = turnError.map(ChappieThreadTurnFailure.init)
+        let record = recorder.turn(id: turnID, input: [message], startedAt: startedAt, endedAt: now(), failure: failure)
+        let stored = try await persist(record, threadID: threadID, title: ChappieThread.title(from: message.text))
+        let storedTurn = stored.turns.last ?? record
+        if let turnError {
+            if failure?.kind != .cancelled { emit(.turnFailed(storedTurn)) }
+            throw turnError
+        }
+        emit(.turnCompleted(storedTurn))
+        return storedTurn
+    }
+
+    /// Stores `record` and the client's context: appended to the current thread, or as a new
+    /// thread `threadID` when there is none. Throws ``ChappieThreadStoreError``.
+    private func persist(_ record: ChappieThreadTurn, threadID: UUID, title: String) async throws -> ChappieThread {
+        let context = await client.context()
+        let stored: ChappieThread
+        if let current {
+            let expected = current.turnCount
+            stored = try await store.update(id: current.id) { thread in
+                guard thread.turns.count == expected else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
+                thread.context = context
+                thread.model = context.model
+                thread.turns.append(record)
+                thread.updatedAt = record.endedAt
+            }
+        } else {
+            var thread = ChappieThread(id: threadID, title: title, context: context, createdAt: record.startedAt, turns: [record])
+            thread.updatedAt = record.endedAt
+            stored = try await store.save(thread)
+        }
+        current = (stored.id, stored.turns.count)
+        return stored
+    }
+
+    /// Waits until no other turn or thread change runs; they start in call order.
+    private func enterTurn() async {
+        if busy {
+            await withCheckedContinuation { waiters.append($0) }
+        } else {
+            busy = true
+        }
+    }
+
+    /// Hands over to the next waiter, or marks the runtime idle.
+    private func leaveTurn() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+
+    // MARK: Threads
+
+    /// Continues the stored thread `threadID`: the client adopts its context, and later turns are
+    /// recorded in it. Returns the thread. Throws ``ChappieThreadStoreError`` (for example
+    /// ``ChappieThreadStoreError/threadNotFound(_:)``).
+    @discardableResult
+    public func resume(threadID: UUID) async throws -> ChappieThread {
+        await enterTurn()
+        defer { leaveTurn() }
+        let thread = try await store.thread(id: threadID)
+        await client.resumeContext(thread.context)
+        current = (thread.id, thread.turns.count)
+        return thread
+    }
+
+    /// Starts a new conversation: the client's context is cleared (new prompt cache key) and the
+    /// next turn creates a new thread. Stored threads are unchanged.
+    public func startNewThread() async {
+        await enterTurn()
+        defer { leaveTurn() }
+        await client.clearContext()
+        current = nil
+    }
+
+    /// Non-archived threads, most recently updated first, from the store's index. Throws
+    /// ``ChappieThreadStoreError``.
+    public func listThreads() async throws -> [ChappieThreadSummary] {
+        try await store.threads(includingArchived: false)
+    }
+
+    /// All threads, archived ones included when `includingArchived`, most recent first. Throws
+    /// ``ChappieThreadStoreError``.
+    public func listThreads(includingArchived: Bool) async throws -> [ChappieThreadSummary] {
+        try await store.threads(includingArchived: includingArchived)
+    }
+
+    /// The stored thread `id`. Throws ``ChappieThreadStoreError``.
+    public func thread(id: UUID) async throws -> ChappieThread {
+        try await store.thread(id: id)
+    }
+
+    /// Archives the thread: kept, but left out of ``listThreads()``. Returns the stored thread.
+    /// Throws ``ChappieThreadStoreError``.
+    @discardableResult
+    public func archive(threadID: UUID) async throws -> ChappieThread {
+        try await store.setArchived(true, id: threadID, date: now())
+    }
+
+    /// Brings an archived thread back into ``listThreads()``. Returns the stored thread. Throws
+    /// ``ChappieThreadStoreError``.
+    @discardableResult
+    public func unarchive(threadID: UUID) async throws -> ChappieThread {
+        try await store.setArchived(false, id: threadID, date: now())
+    }
+
+    /// Gives the thread a new title. Returns the stored thread. Throws ``ChappieThreadStoreError``.
+    @discardableResult
+    public func rename(threadID: UUID, title: String) async throws -> ChappieThread {
+        let date = now()
+        return try await store.update(id: threadID) { thread in
+            thread.title = title
+            thread.updatedAt = date
+        }
+    }
+
+    /// Deletes the thread. Deleting the current thread also starts a new conversation (as
+    /// ``startNewThread()``). Throws ``ChappieThreadStoreError``.
+    public func delete(threadID: UUID) async throws {
+        await enterTurn()
+        defer { leaveTurn() }
+        try await store.delete(id: threadID)
+        if current?.id == threadID {
+            await client.clearContext()
+            current = nil
+        }
+    }
+
+    /// Compacts the current conversation: `summary` replaces all but the last `keepingLast`
+    /// messages (see ``ChappieSDK/ChappieClient/compactContext(summary:keepingLast:)``), and the
+    /// compaction is stored in the thread. Returns the stored thread. Throws
+    /// ``ChappieRuntimeError/noCurrentThread`` or ``ChappieThreadStoreError``.
+    @discardableResult
+    public func compact(summary: String, keepingLast: Int = 0) async throws -> ChappieThread {
+        await enterTurn()
+        defer { leaveTurn() }
+        guard let current else { throw ChappieRuntimeError.noCurrentThread }
+        let before = await client.context().messageCount
+        let context = await client.compactContext(summary: summary, keepingLast: keepingLast)
+        let record = ChappieThreadCompaction(summary: summary, createdAt: now(), messagesBefore: before,
+                                             messagesAfter: context.messageCount)
+        let expected = current.turnCount
+        let stored = try await store.update(id: current.id) { thread in
+            guard thread.turns.count == expected else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
+            thread.context = context
+            thread.compactions.append(record)
+            thread.updatedAt = record.createdAt
+        }
+        self.current = (stored.id, stored.turns.count)
+        return stored
+    }
+
+    /// Bytes the store uses against its cap. Throws ``ChappieThreadStoreError``.
+    public func usage() async throws -> ChappieThreadStoreUsage {
+        try await store.usage()
+    }
+
+    /// Problems the store found (damaged or foreign files, a rebuilt index).
+    public func storeIssues() async -> [ChappieThreadStoreIssue] {
+        await store.issues()
+    }
+}

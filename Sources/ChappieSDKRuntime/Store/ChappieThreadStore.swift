@@ -1,0 +1,57 @@
+import Foundation
+
+/// Where threads are kept. Implementations: ``ChappieFileThreadStore`` (durable, the default for
+/// apps) and ``ChappieInMemoryThreadStore`` (tests and short sessions).
+///
+/// Every implementation applies its ``ChappieThreadRedactor`` before anything is stored, bumps
+/// ``ChappieThread/revision`` on every write, enforces its byte cap without touching what is
+/// already stored, and keeps one thread's damage from affecting the others.
+public protocol ChappieThreadStore: Sendable {
+    /// Stores `thread` whole, replacing any stored thread with the same id, and returns what was
+    /// stored (redacted, with the new revision). Throws ``ChappieThreadStoreError`` (for example
+    /// ``ChappieThreadStoreError/byteCapExceeded(bytesNeeded:bytesUsed:byteCap:)``, in which case
+    /// nothing changed).
+    @discardableResult
+    func save(_ thread: ChappieThread) async throws -> ChappieThread
+
+    /// Reads, changes and stores the thread `id` as one step that no other writer (in this or
+    /// another process) can interleave with, and returns what was stored. `body` runs
+    /// synchronously while the store is locked; an error it throws leaves the thread unchanged
+    /// and is rethrown. Throws ``ChappieThreadStoreError/threadNotFound(_:)`` when there is no
+    /// such thread, or another ``ChappieThreadStoreError``.
+    @discardableResult
+    func update(id: UUID, _ body: @Sendable (inout ChappieThread) throws -> Void) async throws -> ChappieThread
+
+    /// The stored thread `id`. Throws ``ChappieThreadStoreError/threadNotFound(_:)``,
+    /// ``ChappieThreadStoreError/corruptThread(_:reason:)`` (the damaged file is set aside and
+    /// reported in ``issues()``) or another ``ChappieThreadStoreError``.
+    func thread(id: UUID) async throws -> ChappieThread
+
+    /// Summaries of the stored threads, most recently updated first, read from an index rather
+    /// than from every thread. Archived threads are included only when `includingArchived` is
+    /// true. Throws ``ChappieThreadStoreError``.
+    func threads(includingArchived: Bool) async throws -> [ChappieThreadSummary]
+
+    /// Deletes the thread `id`; deleting a thread that does not exist does nothing. Throws
+    /// ``ChappieThreadStoreError`` on I/O failure.
+    func delete(id: UUID) async throws
+
+    /// Bytes used against the byte cap. Throws ``ChappieThreadStoreError``.
+    func usage() async throws -> ChappieThreadStoreUsage
+
+    /// Problems found so far (damaged or foreign files, an index rebuilt), oldest first.
+    func issues() async -> [ChappieThreadStoreIssue]
+}
+
+extension ChappieThreadStore {
+    /// Sets the thread's ``ChappieThread/archived`` flag (and ``ChappieThread/updatedAt`` to
+    /// `date`). Throws ``ChappieThreadStoreError``.
+    @discardableResult
+    public func setArchived(_ archived: Bool, id: UUID, date: Date = Date()) async throws -> ChappieThread {
+        try await update(id: id) { thread in
+            guard thread.archived != archived else { return }
+            thread.archived = archived
+            thread.updatedAt = date
+        }
+    }
+}

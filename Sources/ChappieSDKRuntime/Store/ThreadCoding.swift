@@ -1,0 +1,85 @@
+import ChappieSDK
+import Foundation
+
+/// How threads become stored bytes and back, and how a redactor is applied to a whole thread.
+enum ThreadCoding {
+    /// The outcome of reading stored bytes as a thread.
+    enum Decoded {
+        case thread(ChappieThread)
+        case corrupt(String)
+        case unsupported(Int)
+    }
+
+    /// The stored JSON of `thread`. Throws ``ChappieThreadStoreError/io(_:)`` if encoding fails.
+    static func encode(_ thread: ChappieThread) throws -> Data {
+        do {
+            return try JSONEncoder().encode(thread)
+        } catch {
+            throw ChappieThreadStoreError.io("cannot encode thread \(thread.id.uuidString.lowercased())")
+        }
+    }
+
+    /// Reads `data` as the thread `expectedID`: corrupt when it is not JSON of a thread, or is
+    /// another thread's data (a foreign or misplaced file); unsupported when it has a newer
+    /// format version.
+    static func decode(_ data: Data, expectedID: UUID) -> Decoded {
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: data)
+        } catch {
+            return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
+        }
+        if let version = header.formatVersion, version > ChappieThread.currentFormatVersion {
+            return .unsupported(version)
+        }
+        guard header.id == expectedID else { return .corrupt("the file holds another thread's data") }
+        do {
+            return .thread(try JSONDecoder().decode(ChappieThread.self, from: data))
+        } catch {
+            return .corrupt("not a Chappie thread (\(data.count) bytes)")
+        }
+    }
+
+    /// `thread` with `redactor` applied to every string value except identifiers and enumeration
+    /// values (see `structuralKeys`); numbers and dates are kept. Throws
+    /// ``ChappieThreadStoreError/io(_:)`` when the redacted data no longer decodes.
+    static func redacted(_ thread: ChappieThread, with redactor: ChappieThreadRedactor) throws -> ChappieThread {
+        guard !redactor.isIdentity else { return thread }
+        do {
+            let tree = try ChappieJSONValue(jsonData: try JSONEncoder().encode(thread))
+            var result = try JSONDecoder().decode(ChappieThread.self, from: JSONEncoder().encode(redact(tree, redactor)))
+            result.id = thread.id
+            return result
+        } catch {
+            throw ChappieThreadStoreError.io("the redactor produced data that is not a thread")
+        }
+    }
+
+    private static func redact(_ value: ChappieJSONValue, _ redactor: ChappieThreadRedactor) -> ChappieJSONValue {
+        switch value {
+        case .string(let text): .string(redactor.redact(text))
+        case .array(let values): .array(values.map { redact($0, redactor) })
+        case .object(let members):
+            .object(Dictionary(uniqueKeysWithValues: members.map { key, member in
+                (key, structuralKeys.contains(key) ? member : redact(member, redactor))
+            }))
+        case .null, .bool, .integer, .number: value
+        }
+    }
+
+    /// Members that hold identifiers or enumeration values rather than text: never redacted, so
+    /// a redactor cannot make a thread undecodable or change what it refers to.
+    private static let structuralKeys: Set<String> = [
+        "id", "formatVersion", "sessionID", "threadID", "responseID", "callID", "call_id",
+        "role", "status", "kind", "decision", "type",
+        // Opaque server data (encrypted reasoning and compaction items): altering it would make
+        // the transcript unreplayable, and it is not text a person wrote.
+        "encrypted_content",
+    ]
+
+    /// The fields read before the whole thread, to classify a file cheaply and safely.
+    private struct Header: Decodable {
+        var formatVersion: Int?
+        var id: UUID
+    }
+}

@@ -1,0 +1,90 @@
+import ChappieSDK
+import Foundation
+
+/// One durable conversation: the client's transcript plus everything the runtime recorded about
+/// its turns. Plain `Codable` data, written whole by a ``ChappieThreadStore``.
+///
+/// The transcript is stored as the client's own ``ChappieClientContext``, so whatever the context
+/// carries (messages, the compaction summary, the model, and any item kinds it gains later) is
+/// persisted and restored by ``ChappieRuntime/resume(threadID:)`` without the runtime knowing
+/// about it.
+public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
+    /// The version of the stored shape this type writes. A store refuses files with a newer
+    /// version instead of misreading them.
+    public static let currentFormatVersion = 1
+
+    /// The stored shape's version (``currentFormatVersion`` for threads written by this SDK).
+    public var formatVersion: Int
+    /// The thread's identifier. Stores name files after it, never after user text.
+    public var id: UUID
+    /// A short display title, by default the start of the first user message. May contain user
+    /// text; it is never used as a file name.
+    public var title: String
+    /// The model slug the conversation uses (the context's model when last saved).
+    public var model: String
+    /// When the thread was created.
+    public var createdAt: Date
+    /// When the thread last changed (a turn, a compaction, archiving, a rename).
+    public var updatedAt: Date
+    /// Archived threads are kept but left out of ``ChappieRuntime/listThreads()``.
+    public var archived: Bool
+    /// The transcript as the client holds it; ``ChappieClient/resumeContext(_:)`` continues it.
+    public var context: ChappieClientContext
+    /// Every turn the runtime ran in this thread, oldest first, including failed and cancelled
+    /// ones, with their usage, tool calls and errors.
+    public var turns: [ChappieThreadTurn]
+    /// Every compaction applied to the transcript, oldest first.
+    public var compactions: [ChappieThreadCompaction]
+    /// Incremented by the store on every write; lets a store and the runtime notice writes made
+    /// elsewhere (another runtime or process).
+    public var revision: Int
+
+    /// Creates a thread.
+    /// - Parameters:
+    ///   - id: the identifier (default: a new random UUID).
+    ///   - title: the display title.
+    ///   - context: the transcript; its model becomes ``model``.
+    ///   - createdAt: the creation date (default: now); also the first ``updatedAt``.
+    ///   - archived: whether the thread starts archived.
+    ///   - turns: turn records, oldest first.
+    ///   - compactions: compaction records, oldest first.
+    public init(id: UUID = UUID(), title: String, context: ChappieClientContext, createdAt: Date = Date(),
+                archived: Bool = false, turns: [ChappieThreadTurn] = [], compactions: [ChappieThreadCompaction] = []) {
+        formatVersion = Self.currentFormatVersion
+        self.id = id
+        self.title = title
+        model = context.model
+        self.createdAt = createdAt
+        updatedAt = createdAt
+        self.archived = archived
+        self.context = context
+        self.turns = turns
+        self.compactions = compactions
+        revision = 0
+    }
+
+    /// The transcript's messages, oldest first (``ChappieClientContext/messages``).
+    public var messages: [ChappieInputMessage] { context.messages }
+
+    /// Token usage summed over every turn that reported it; nil when none did.
+    public var totalUsage: ChappieTokenUsage? {
+        turns.compactMap(\.usage).reduce(nil) { total, usage in
+            guard let total else { return usage }
+            return ChappieTokenUsage(inputTokens: total.inputTokens + usage.inputTokens,
+                                     cachedInputTokens: total.cachedInputTokens + usage.cachedInputTokens,
+                                     outputTokens: total.outputTokens + usage.outputTokens,
+                                     reasoningOutputTokens: total.reasoningOutputTokens + usage.reasoningOutputTokens,
+                                     totalTokens: total.totalTokens + usage.totalTokens)
+        }
+    }
+
+    /// A title made from `text`: its first line, whitespace trimmed, cut to `maximumCharacters`
+    /// characters with an ellipsis; "Untitled" when nothing is left.
+    public static func title(from text: String, maximumCharacters: Int = 60) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return "Untitled" }
+        guard trimmed.count > maximumCharacters else { return trimmed }
+        return String(trimmed.prefix(max(1, maximumCharacters - 1))) + "…"
+    }
+}
