@@ -33,7 +33,7 @@ struct WebSocketsPythonConformanceTests {
             #expect(!result.stdout.contains(tokens.accessToken) && !result.stderr.contains(tokens.accessToken))
             // and the chained request carried only the new input on top of the prewarm
             let frames = await emulator.recordedRequests().filter { $0.method == "WS" }
-            #expect(frames.count == 3)
+            try #require(frames.count == 3)
             let chained = try #require(try JSONSerialization.jsonObject(with: frames[1].body) as? [String: Any])
             #expect((chained["previous_response_id"] as? String)?.hasPrefix("resp_") == true)
             #expect((chained["input"] as? [Any])?.count == 1)

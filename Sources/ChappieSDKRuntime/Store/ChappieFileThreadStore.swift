@@ -77,7 +77,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     @discardableResult
     public func save(_ thread: ChappieThread) async throws -> ChappieThread {
         let redacted = try ThreadCoding.redacted(thread, with: redactor)
-        return try locked { index in
+        return try await locked { index in
             let stored = index.entries[redacted.id]?.revision ?? 0
             var next = redacted
             next.revision = max(stored, thread.revision) + 1
@@ -92,7 +92,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     @discardableResult
     public func update(id: UUID, _ body: @Sendable (inout ChappieThread) throws -> Void) async throws -> ChappieThread {
         let redactor = redactor
-        return try locked { index in
+        return try await locked { index in
             var thread = try readThread(id, index: &index)
             let revision = thread.revision
             try body(&thread)
@@ -108,21 +108,21 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// ``ChappieThreadStoreError/corruptThread(_:reason:)`` (the file was set aside) or another
     /// ``ChappieThreadStoreError``.
     public func thread(id: UUID) async throws -> ChappieThread {
-        try locked { index in try readThread(id, index: &index) }
+        try await locked { index in try readThread(id, index: &index) }
     }
 
     /// Summaries from the index, most recent first; archived ones only when `includingArchived`.
     /// Checks each thread file's size and identity against the index (no thread is read unless
     /// it changed behind the index's back). Throws ``ChappieThreadStoreError``.
     public func threads(includingArchived: Bool) async throws -> [ChappieThreadSummary] {
-        try locked(reconciling: true) { index in
+        try await locked(reconciling: true) { index in
             index.entries.values.map(\.summary).filter { includingArchived || !$0.archived }.sortedByRecency()
         }
     }
 
     /// Deletes the thread `id`; a missing thread is not an error. Throws ``ChappieThreadStoreError``.
     public func delete(id: UUID) async throws {
-        try locked { index in
+        try await locked { index in
             try files.remove(Self.fileName(for: id))
             index.entries[id] = nil
         }
@@ -130,7 +130,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
 
     /// Bytes the thread files use against the policy's cap. Throws ``ChappieThreadStoreError``.
     public func usage() async throws -> ChappieThreadStoreUsage {
-        try locked(reconciling: true) { index in
+        try await locked(reconciling: true) { index in
             ChappieThreadStoreUsage(bytesUsed: index.bytesUsed, byteCap: storagePolicy.byteCap, threadCount: index.entries.count)
         }
     }
@@ -145,12 +145,12 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// instance creates the folder (as does any call after the folder was removed), removes stale
     /// temporary files and reconciles the index with
     /// the folder; `reconciling` reconciles again.
-    private func locked<Result>(reconciling: Bool = false, _ body: (inout ThreadIndex) throws -> Result) throws -> Result {
+    private func locked<Result>(reconciling: Bool = false, _ body: (inout ThreadIndex) throws -> Result) async throws -> Result {
         if !opened || !files.folderExists() {
             try files.prepareFolder()
             if opened { cachedIndex = nil }
         }
-        return try files.withLock {
+        return try await files.withLock {
             if !opened { removeStaleTemporaryFiles() }
             let loaded = loadIndex()
             var index = loaded.value

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -64,7 +65,7 @@ struct ThreadFileSystem: Sendable {
     /// Runs `body` holding an exclusive `flock` on `<directory>/.lock`, which other processes
     /// (and other store instances) using the folder also take. `body` must not suspend.
     /// Throws ``ChappieThreadStoreError`` or what `body` throws.
-    func withLock<Result>(_ body: () throws -> Result) throws -> Result {
+    func withLock<Result>(isolation: isolated (any Actor)? = #isolation, _ body: () throws -> Result) async throws -> Result {
         let path = "\(directory)/\(Names.lock)"
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -72,9 +73,16 @@ struct ThreadFileSystem: Sendable {
             throw ChappieThreadStoreError.io("cannot open the lock file: \(Self.reason())")
         }
         defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw ChappieThreadStoreError.io("cannot lock the thread folder: \(Self.reason())") }
+        // flock blocks until another process lets go: wait on a Dispatch thread, never on the
+        // cooperative pool (a blocked pool thread starves every other task in the process).
+        let locked = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                var result = flock(descriptor, LOCK_EX)
+                while result != 0 && errno == EINTR { result = flock(descriptor, LOCK_EX) }
+                continuation.resume(returning: result == 0)
+            }
         }
+        guard locked else { throw ChappieThreadStoreError.io("cannot lock the thread folder: \(Self.reason())") }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
     }

@@ -21,7 +21,7 @@ import sys
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-TIMEOUT = 20
+TIMEOUT = 60
 
 
 def fail(message):
