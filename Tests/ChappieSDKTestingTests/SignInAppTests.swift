@@ -50,8 +50,9 @@ struct SignInAppTests {
     @MainActor
     func deniedSignIn() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            // given
-            let session = ChappieAuthSession(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
+            // given: real time (1 s poll interval), so polling waits for the denial instead of
+            // spinning through virtual time
+            let session = ChappieAuthSession(configuration: configuration, timeSource: .system)
             let denial = Task { await emulator.denyNextSignIn() }
             // when
             let error = await #expect(throws: ChappieAuthError.self) { try await session.startDeviceCodeSignIn() }

@@ -4,6 +4,28 @@ import Foundation
 import Testing
 @testable import ChappieSDK
 
+/// A clock whose sleeps wait until the test opens the gate, then return at once: polling waits
+/// for the test's approve/deny/expire instead of spinning through virtual time.
+private actor PollGate {
+    private var open = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if open { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        open = true
+        waiters.forEach { $0.resume() }
+        waiters.removeAll()
+    }
+
+    nonisolated var timeSource: ChappieTimeSource {
+        ChappieTimeSource(now: { Date() }, sleep: { _ in await self.wait() })
+    }
+}
+
 @Suite("Auth session")
 @MainActor
 struct AuthSessionTests {
@@ -21,12 +43,14 @@ struct AuthSessionTests {
     @Test("sign-in walks requesting → awaiting approval (with the code) → exchanging → linked")
     func stateSequence() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            let session = ChappieAuthSession(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
+            let gate = PollGate()
+            let session = ChappieAuthSession(configuration: configuration, timeSource: gate.timeSource)
             await session.reload()
             var updates = session.updates.makeAsyncIterator()
             let signIn = Task { try await session.startDeviceCodeSignIn() }
             let userCode = try #require(await emulator.nextDeviceCode())
             #expect(await emulator.approve(userCode: userCode))
+            await gate.release()
             try await signIn.value
             var seen: [ChappieDeviceLinkState] = []
             while let snapshot = await updates.next() {
@@ -45,10 +69,12 @@ struct AuthSessionTests {
     @Test("a denied code fails with deviceCodeDenied and leaves the user signed out")
     func denied() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            let session = ChappieAuthSession(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
+            let gate = PollGate()
+            let session = ChappieAuthSession(configuration: configuration, timeSource: gate.timeSource)
             let signIn = Task { try await session.startDeviceCodeSignIn() }
             let userCode = try #require(await emulator.nextDeviceCode())
             await emulator.deny(userCode: userCode)
+            await gate.release()
             await #expect(throws: ChappieAuthError.deviceCodeDenied) { try await signIn.value }
             #expect(session.state == .signedOut)
             #expect(session.lastError == .deviceCodeDenied)
@@ -59,10 +85,12 @@ struct AuthSessionTests {
     @Test("an expired code ends with deviceCodeExpired and the expired link state")
     func expired() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            let session = ChappieAuthSession(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
+            let gate = PollGate()
+            let session = ChappieAuthSession(configuration: configuration, timeSource: gate.timeSource)
             let signIn = Task { try await session.startDeviceCodeSignIn() }
             let userCode = try #require(await emulator.nextDeviceCode())
             await emulator.expire(userCode: userCode)
+            await gate.release()
             await #expect(throws: ChappieAuthError.deviceCodeExpired) { try await signIn.value }
             #expect(session.deviceLinkState == .expired)
         }
