@@ -57,11 +57,11 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieCLITests", dependencies: ["chappie"], swiftSettings: settings),
+        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ChappieEmulator"],
+            dependencies: ["ChappieEmulator", "ChappieSDK"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),

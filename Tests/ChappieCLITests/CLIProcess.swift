@@ -1,4 +1,4 @@
-import Dispatch
+import ChappieSDK
 import Foundation
 
 /// Runs the built `chappie` binary and captures what it wrote.
@@ -39,8 +39,8 @@ enum CLIProcess {
             try await Task.sleep(for: .seconds(timeout))
             process.terminate()
         }
-        // Blocking reads run on Dispatch threads, never on the cooperative pool: an emulator in
-        // this test process needs those threads to answer the CLI.
+        // Blocking reads run on threads of their own, never on the cooperative pool or a Dispatch
+        // worker (on Linux those back the pool): an emulator in this test process needs them.
         async let stdoutData = readToEnd(out.fileHandleForReading)
         async let stderrData = readToEnd(err.fileHandleForReading)
         let (o, e) = await (stdoutData, stderrData)
@@ -49,21 +49,14 @@ enum CLIProcess {
         return CLIResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    /// Reads a pipe to its end on a Dispatch thread.
+    /// Reads a pipe to its end on a thread of its own.
     static func readToEnd(_ handle: FileHandle) async -> Data {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
-        }
+        await BlockingCall.run { handle.readDataToEndOfFile() }
     }
 
-    /// Waits for `process` to exit on a Dispatch thread.
+    /// Waits for `process` to exit on a thread of its own.
     static func waitForExit(_ process: Process) async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        await BlockingCall.run { process.waitUntilExit() }
     }
 
     /// A fresh, empty data folder so no test sees a real credential.

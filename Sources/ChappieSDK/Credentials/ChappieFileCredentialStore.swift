@@ -116,20 +116,14 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
     public func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result {
         let folder = try ensureFolder(for: key)
         let path = folder.appending(path: Self.safeName(key.account) + ".lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ChappieCredentialStoreError.io("cannot open the refresh lock: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        // flock blocks; wait on a thread outside the cooperative pool.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-                continuation.resume()
+        do {
+            return try await AdvisoryFileLock.withLock(path: path) { try await body() }
+        } catch let failure as AdvisoryFileLock.Failure {
+            switch failure {
+            case .open(let reason, _): throw ChappieCredentialStoreError.io("cannot open the refresh lock: \(reason)")
+            case .lock(let reason): throw ChappieCredentialStoreError.io("cannot take the refresh lock: \(reason)")
             }
         }
-        defer { flock(descriptor, LOCK_UN) }
-        return try await body()
     }
 
     /// The file that holds `key`.

@@ -1,4 +1,4 @@
-import Dispatch
+import ChappieSDK
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -67,24 +67,15 @@ struct ThreadFileSystem: Sendable {
     /// Throws ``ChappieThreadStoreError`` or what `body` throws.
     func withLock<Result>(isolation: isolated (any Actor)? = #isolation, _ body: () throws -> Result) async throws -> Result {
         let path = "\(directory)/\(Names.lock)"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == ELOOP { throw ChappieThreadStoreError.symbolicLinkRefused(path) }
-            throw ChappieThreadStoreError.io("cannot open the lock file: \(Self.reason())")
-        }
-        defer { close(descriptor) }
-        // flock blocks until another process lets go: wait on a Dispatch thread, never on the
-        // cooperative pool (a blocked pool thread starves every other task in the process).
-        let locked = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async {
-                var result = flock(descriptor, LOCK_EX)
-                while result != 0 && errno == EINTR { result = flock(descriptor, LOCK_EX) }
-                continuation.resume(returning: result == 0)
+        do {
+            return try await AdvisoryFileLock.withLock(path: path) { try body() }
+        } catch let failure as AdvisoryFileLock.Failure {
+            switch failure {
+            case .open(_, symbolicLink: true): throw ChappieThreadStoreError.symbolicLinkRefused(path)
+            case .open(let reason, _): throw ChappieThreadStoreError.io("cannot open the lock file: \(reason)")
+            case .lock(let reason): throw ChappieThreadStoreError.io("cannot lock the thread folder: \(reason)")
             }
         }
-        guard locked else { throw ChappieThreadStoreError.io("cannot lock the thread folder: \(Self.reason())") }
-        defer { flock(descriptor, LOCK_UN) }
-        return try body()
     }
 
     // MARK: Files

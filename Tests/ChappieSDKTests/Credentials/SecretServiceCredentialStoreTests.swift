@@ -88,8 +88,8 @@ struct SecretServiceCredentialStoreTests {
         let output = Pipe()
         lookup.standardOutput = output
         try lookup.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        lookup.waitUntilExit()
+        let data = await BlockingCall.run { output.fileHandleForReading.readDataToEndOfFile() }
+        await BlockingCall.run { lookup.waitUntilExit() }
         // then
         #expect(lookup.terminationStatus == 0)
         #expect(try JSONDecoder().decode(ChappieCredential.self, from: data) == credential)
@@ -131,10 +131,10 @@ struct SecretServiceCredentialStoreTests {
     }
 
     @Test("with no D-Bus session the store fails with a clear error instead of crashing")
-    func noSessionBus() throws {
+    func noSessionBus() async throws {
         // The session bus connection is process-wide in GLib, so the check runs in a child process
         // (this test binary, filtered to `noSecretServiceChild`) whose bus address points nowhere.
-        let lines = try Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/chappie-no-bus"])
+        let lines = try await Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/chappie-no-bus"])
         #expect(lines.count == 3)
         for line in lines {
             #expect(line.hasPrefix("unavailable: "))
@@ -145,7 +145,7 @@ struct SecretServiceCredentialStoreTests {
 
     @Test("on a D-Bus session with no Secret Service the store fails with a clear error",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-run-session")))
-    func busWithoutSecretService() throws {
+    func busWithoutSecretService() async throws {
         // given: a private session bus that can activate no service at all
         let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-bare-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appending(path: "services"), withIntermediateDirectories: true)
@@ -162,7 +162,7 @@ struct SecretServiceCredentialStoreTests {
             </busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         // when
-        let lines = try Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": nil],
+        let lines = try await Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": nil],
                                       wrapper: ["/usr/bin/dbus-run-session", "--config-file=\(config.path)", "--"])
         // then
         #expect(lines.count == 3)
@@ -174,7 +174,7 @@ struct SecretServiceCredentialStoreTests {
 
     /// Runs `noSecretServiceChild` in a child copy of this test binary, with `environment` changes
     /// and an optional wrapper command, and returns the lines it reported.
-    private static func runChild(environment changes: [String: String?], wrapper: [String] = []) throws -> [String] {
+    private static func runChild(environment changes: [String: String?], wrapper: [String] = []) async throws -> [String] {
         let report = FileManager.default.temporaryDirectory.appending(path: "chappie-no-secret-service-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: report) }
         let testBinary = CommandLine.arguments[0]
@@ -192,7 +192,7 @@ struct SecretServiceCredentialStoreTests {
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
-        child.waitUntilExit()
+        await BlockingCall.run { child.waitUntilExit() }
         #expect(child.terminationReason == .exit)
         #expect(child.terminationStatus == 0)
         return try String(contentsOf: report, encoding: .utf8).split(separator: "\n").map(String.init)
