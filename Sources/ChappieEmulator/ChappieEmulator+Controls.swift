@@ -167,4 +167,12 @@ extension ChappieEmulator {
     public func recordedRequests() async -> [RecordedRequest] {
         await services.recorder.all()
     }
+
+    /// Waits for the next request on `path` (e.g. `/backend-api/codex/responses`) and returns it,
+    /// so a test can act the moment a request arrives instead of polling. Requests are handed out
+    /// in arrival order, each once per path; one received before the call is returned at once.
+    /// The wait has no deadline of its own: bound it in a test (e.g. a `.timeLimit` trait).
+    public func nextRequest(path: String) async -> RecordedRequest {
+        await services.recorder.next(path: path)
+    }
 }

@@ -21,6 +21,13 @@ struct CLIEnvironment {
         #endif
         var emulator: ChappieEmulator?
         if arguments.flag("emulator") {
+            // The in-process emulator and its in-memory credential live for one command only.
+            guard !["login", "logout", "status"].contains(arguments.command) else {
+                throw UsageError(
+                    message: "--emulator lasts one command, so \(arguments.command) has nothing to keep; "
+                        + "start `chappie emulator` and pass its URL with --auth-url instead",
+                    command: arguments.command)
+            }
             let started = try await ChappieEmulator.start(
                 .init(pollingIntervalSeconds: emulatorPollInterval, autoApproveAfterPolls: 2))
             configuration.endpoints = ChappieEndpoints(authIssuer: started.baseURL, backend: started.backendBaseURL)
@@ -30,6 +37,7 @@ struct CLIEnvironment {
             let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
             if let auth = arguments.option("auth-url") ?? environment["CHAPPIE_AUTH_URL"] {
                 configuration.endpoints.authIssuer = try url(auth, option: "auth-url")
+                configuration.keychainService = credentialService(for: configuration.endpoints.authIssuer)
             }
             if let backend = arguments.option("backend-url") ?? environment["CHAPPIE_BACKEND_URL"] {
                 configuration.endpoints.backend = try url(backend, option: "backend-url")
@@ -38,11 +46,34 @@ struct CLIEnvironment {
         return CLIEnvironment(configuration: configuration, emulator: emulator)
     }
 
+    /// The credential store's service name for sign-ins from `issuer`: the SDK default for the
+    /// real issuer, and one of its own per other issuer (host and port), so signing in to an
+    /// emulator or a proxy never replaces, or sends along, the real ChatGPT credential.
+    static func credentialService(for issuer: URL) -> String {
+        let standard = ChappieEndpoints.openAI.authIssuer
+        guard issuer.host != standard.host || issuer.port != standard.port || issuer.scheme != standard.scheme else {
+            return ChappieConfiguration().keychainService
+        }
+        return ChappieConfiguration().keychainService + ".issuer." + (issuer.host ?? "") + (issuer.port.map { "-\($0)" } ?? "")
+    }
+
+    /// Parses an endpoint override. Tokens travel to these URLs, so plain `http` is accepted only
+    /// for loopback hosts (an emulator on this machine). Throws ``UsageError``.
     private static func url(_ text: String, option: String) throws -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
             throw UsageError(message: "--\(option) must be an http(s) URL")
         }
+        guard scheme == "https" || isLoopback(host) else {
+            throw UsageError(message: "--\(option) must use https: plain http would send your tokens unencrypted "
+                                 + "(http is allowed only for localhost, 127.0.0.1 and ::1)")
+        }
         return url
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// Stops the in-process emulator, if any.

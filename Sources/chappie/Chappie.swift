@@ -46,14 +46,16 @@ enum ChappieCommand {
         do {
             arguments = try ArgumentParser.parse(argv)
         } catch let error as UsageError {
-            Terminal.error("chappie: \(error.message)")
-            Terminal.error("Run `chappie help` for usage.")
-            return .usage
+            return report(error)
         } catch {
             return .usage
         }
         if arguments.flag("help") || arguments.command == "help" {
-            Terminal.line(HelpCommand.help(for: arguments.command == "help" ? arguments.positionals.first ?? "" : arguments.command))
+            let topic = arguments.command == "help" ? arguments.positionals.first ?? "" : arguments.command
+            guard topic.isEmpty || ArgumentParser.commands.contains(topic) else {
+                return report(UsageError(message: "no help for unknown command '\(topic)'"))
+            }
+            Terminal.line(HelpCommand.help(for: topic))
             return .success
         }
         if arguments.command == "version" || arguments.flag("version") {
@@ -94,6 +96,11 @@ enum ChappieCommand {
         switch error {
         case let error as UsageError:
             Terminal.error("chappie: \(error.message)")
+            if let command = error.command, !command.isEmpty, command != "help" {
+                Terminal.error(HelpCommand.usageLine(for: command))
+            } else {
+                Terminal.error("Run `chappie help` for usage.")
+            }
             return .usage
         case let error as ChappieClientError:
             Terminal.error("chappie: \(error.errorDescription ?? "request failed")")

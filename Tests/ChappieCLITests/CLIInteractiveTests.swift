@@ -18,13 +18,16 @@ struct CLIInteractiveTests {
         #expect(ask.stdout.contains("hello over the wire"))
         let status = try await CLIProcess.run(["status", "--json", "--auth-url", url], environment: environment)
         #expect(status.stdout.contains(#""state":"signedIn""#))
+        // the emulator's credential has a slot of its own: the default (real) slot is untouched
+        let defaultSlot = try await CLIProcess.run(["status", "--json"], environment: environment)
+        #expect(defaultSlot.stdout.contains(#""state":"signedOut""#))
         let logout = try await CLIProcess.run(["logout", "--auth-url", url], environment: environment)
         #expect(logout.stdout.contains("Signed out."))
         running.interrupt()
         #expect(await running.wait().status == 0)
     }
 
-    @Test("Ctrl-C during a stream stops the request, closes the connection and exits 130")
+    @Test("Ctrl-C during a stream stops the request, closes the connection and exits 130", .timeLimit(.minutes(1)))
     func interruptDuringStream() async throws {
         let emulator = try await ChappieEmulator.start(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1))
         let url = emulator.baseURL.absoluteString
@@ -33,17 +36,13 @@ struct CLIInteractiveTests {
         #expect(login.status == 0, "stderr: \(login.stderr)")
         await emulator.enqueue(.stall)
         let running = try RunningCLI(["ask", "never answered", "--auth-url", url, "--backend-url", url + "/backend-api"], environment: environment)
-        // Bounded wait for the request to reach the emulator (the CLI prints nothing before the reply).
-        var reached = false
-        for _ in 0..<500 where !reached {
-            reached = await emulator.recordedRequests().contains { $0.path == "/backend-api/codex/responses" }
-            if !reached { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        try #require(reached, "the CLI never sent its request")
+        // The CLI prints nothing before the reply: wait until its request reaches the emulator.
+        _ = await emulator.nextRequest(path: "/backend-api/codex/responses")
         running.interrupt()
         let result = await running.wait()
         #expect(result.status == 130)
         #expect(result.stderr.contains("interrupted"))
+        #expect(await emulator.nextClosedStream()?.duringResponse == true)
         await emulator.shutdown()
     }
 }

@@ -46,6 +46,19 @@ struct CLITests {
         #expect(!result.stdout.contains("never sent"))
     }
 
+    @Test("chat saves its conversations as threads: /clear starts a second one")
+    func chatSavesThreads() async throws {
+        let environment = CLIProcess.isolatedEnvironment()
+        let chat = try await CLIProcess.run(["chat", "--emulator"], stdin: "first thread\n/clear\nsecond thread\n", environment: environment)
+        #expect(chat.status == 0, "stderr: \(chat.stderr)")
+        let list = try await CLIProcess.run(["threads", "list", "--json"], environment: environment)
+        #expect(list.status == 0, "stderr: \(list.stderr)")
+        let titles = list.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["title"] as? String
+        }
+        #expect(titles == ["second thread", "first thread"])
+    }
+
     @Test("chat --sample inventory denies an ask tool when no one can approve it")
     func chatToolDenied() async throws {
         let input = #"use tool lookup_stock {"sku":"A1"}"# + "\n"
@@ -89,12 +102,32 @@ struct CLITests {
 
     @Test("unknown options, unknown commands and missing values exit 2", arguments: [
         ["ask", "--bogus"], ["frobnicate"], ["ask", "--model"], ["emulator", "--port", "abc"], ["demo", "--fast=yes"],
+        ["help", "bogus"], ["status", "--emulator"], ["login", "--emulator"],
+        ["ask", "hi", "--backend-url", "http://example.com/backend-api"], ["login", "--auth-url", "http://10.0.0.1:8080"],
+        ["ask", "hi", "--backend-url", "ftp://127.0.0.1/"],
     ])
     func usageErrors(arguments: [String]) async throws {
         let result = try await CLIProcess.run(arguments, environment: CLIProcess.isolatedEnvironment())
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("chappie: "))
+        #expect(result.stderr.split(separator: "\n").count == 2, "one line of error, one of usage: \(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a usage error after a command shows that command's usage line")
+    func usageErrorShowsCommandUsage() async throws {
+        let result = try await CLIProcess.run(["ask", "--bogus"], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.stderr == "chappie: unknown option --bogus\nUsage: chappie ask PROMPT [--model SLUG] [--fast] [--json]\n")
+        let plain = try await CLIProcess.run(["https://x", "--bogus"], environment: CLIProcess.isolatedEnvironment())
+        #expect(plain.stderr.hasSuffix("Run `chappie help` for usage.\n"))
+    }
+
+    @Test("plain http is refused for remote hosts, so a token never travels unencrypted, and allowed on loopback", arguments: [
+        "http://localhost:9", "http://127.0.0.1:9", "http://[::1]:9",
+    ])
+    func loopbackHTTPAllowed(url: String) async throws {
+        let result = try await CLIProcess.run(["login", "--auth-url", url], environment: CLIProcess.isolatedEnvironment())
+        #expect(result.status == 5, "a network error, not a usage error: \(result.stderr)")
     }
 
     @Test("an unreachable server is a network error, exit 5, never a crash")

@@ -22,13 +22,16 @@ extension ChappieEmulator {
     }
 }
 
-/// Keeps every request in arrival order.
+/// Keeps every request in arrival order and hands them, per path, to waiting tests.
 actor RequestRecorder {
     private var requests = [ChappieEmulator.RecordedRequest]()
+    /// How many requests on each path ``next(path:)`` has handed out.
+    private var delivered: [String: Int] = [:]
+    private var waiters: [(path: String, continuation: CheckedContinuation<ChappieEmulator.RecordedRequest, Never>)] = []
 
     /// Appends `request`.
     func record(_ request: HTTPRequest) {
-        requests.append(
+        append(
             ChappieEmulator.RecordedRequest(
                 method: request.method,
                 path: request.path,
@@ -39,10 +42,29 @@ actor RequestRecorder {
         )
     }
 
+    /// The oldest request on `path` not yet handed out, waiting for one if needed.
+    func next(path: String) async -> ChappieEmulator.RecordedRequest {
+        let seen = delivered[path, default: 0]
+        let onPath = requests.lazy.filter { $0.path == path }
+        if onPath.count > seen {
+            delivered[path] = seen + 1
+            return onPath.dropFirst(seen).first!
+        }
+        return await withCheckedContinuation { waiters.append((path, $0)) }
+    }
+
+    private func append(_ request: ChappieEmulator.RecordedRequest) {
+        requests.append(request)
+        if let index = waiters.firstIndex(where: { $0.path == request.path }) {
+            delivered[request.path, default: 0] += 1
+            waiters.remove(at: index).continuation.resume(returning: request)
+        }
+    }
+
     /// Appends one WebSocket text message received on `path`, recorded with method `WS`, no
     /// headers, and the message text as body.
     func recordWebSocketMessage(path: String, text: String) {
-        requests.append(ChappieEmulator.RecordedRequest(method: "WS", path: path, query: nil, headers: [], body: Data(text.utf8)))
+        append(ChappieEmulator.RecordedRequest(method: "WS", path: path, query: nil, headers: [], body: Data(text.utf8)))
     }
 
     /// All requests so far.

@@ -64,6 +64,8 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
                 + (limit.resetsAt.map { "; resets at \(ISO8601DateFormatter().string(from: $0))" } ?? "") + "."
         case .missingToolHandler(let name): "The model called the tool \(name), which has no handler."
         case .toolApprovalDenied(let name, let reason): "The tool \(name) was denied: \(reason)"
+        case .httpError(let status, let message) where message.isEmpty || message == "HTTP \(status)":
+            "The server answered HTTP \(status)."
         case .httpError(let status, let message): "The server answered HTTP \(status): \(message)"
         case .streamingTransportReplayDiverged: "The reconnected stream replayed different text; the reply was stopped."
         case .toolLoopLimitExceeded(let limit): "The model called tools more than \(limit) rounds in a row."

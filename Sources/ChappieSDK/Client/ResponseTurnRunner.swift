@@ -68,6 +68,7 @@ struct ResponseTurnRunner: Sendable {
             do {
                 (head, bytes) = try await transport.stream(request)
             } catch let error as TransportError {
+                try Task.checkCancellation()  // a cancelled request is the caller's cancellation, not a network error
                 if case .network = error, transientRetries < Self.maximumTransientRetries {
                     transientRetries += 1
                     try await time.sleep(.seconds(interval: Self.transientRetryDelay * pow(2, Double(transientRetries - 1))))
@@ -109,6 +110,7 @@ struct ResponseTurnRunner: Sendable {
                 logger(.info, "responses.completed", ["request_id": requestID, "response_id": response.id])
                 return (response, head)
             } catch let error as TransportError {
+                try Task.checkCancellation()
                 guard case .network = error else { throw map(error) }
                 // The connection broke after the head: retry only while nothing has been shown.
                 if !handler.hasShownOutput, transientRetries < Self.maximumTransientRetries {
@@ -139,6 +141,8 @@ struct ResponseTurnRunner: Sendable {
         } catch let failure as SSEParser.Failure {
             if case .tooLarge(let bytes) = failure { throw ChappieClientError.invalidResponse("an event was larger than \(bytes) bytes") }
         }
+        // A body cut short because the caller cancelled ends like a dropped connection: say which.
+        try Task.checkCancellation()
         throw handler.pendingFailure ?? ChappieClientError.streamEndedBeforeCompletion
     }
 

@@ -57,6 +57,7 @@ struct WebSocketStreamCoordinator: Sendable {
                     if let response = try handler.handle(event, emit: emit) { return .completed(response) }
                 }
             } catch let error as WebSocketError {
+                try Task.checkCancellation()  // closed because the caller cancelled: not a drop to retry
                 switch error {
                 case .unsupported:
                     runner.logger(.info, "websocket.unsupported")

@@ -232,11 +232,32 @@ public actor ChappieRuntime {
     /// ``ChappieRuntimeError/noCurrentThread`` or ``ChappieThreadStoreError``.
     @discardableResult
     public func compact(summary: String, keepingLast: Int = 0) async throws -> ChappieThread {
+        try await storeCompaction { client in
+            (await client.compactContext(summary: summary, keepingLast: keepingLast), summary)
+        }
+    }
+
+    /// Compacts the current conversation the way ``ChappieSDK/ChappieClient/compactContext()``
+    /// does (the backend's compaction endpoint, or a local summary when it is unavailable) and
+    /// stores the compaction in the thread. Returns the stored thread. Throws
+    /// ``ChappieRuntimeError/noCurrentThread``, ``ChappieSDK/ChappieClientError`` or
+    /// ``ChappieThreadStoreError``.
+    @discardableResult
+    public func compact() async throws -> ChappieThread {
+        try await storeCompaction { client in
+            let context = try await client.compactContext()
+            return (context, context.compactedSummary ?? "")
+        }
+    }
+
+    private func storeCompaction(
+        _ compacting: (ChappieClient) async throws -> (ChappieClientContext, String)
+    ) async throws -> ChappieThread {
         await enterTurn()
         defer { leaveTurn() }
         guard let current else { throw ChappieRuntimeError.noCurrentThread }
         let before = await client.context().messageCount
-        let context = await client.compactContext(summary: summary, keepingLast: keepingLast)
+        let (context, summary) = try await compacting(client)
         let record = ChappieThreadCompaction(summary: summary, createdAt: now(), messagesBefore: before,
                                              messagesAfter: context.messageCount)
         let expected = current.turnCount

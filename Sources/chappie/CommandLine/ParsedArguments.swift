@@ -14,6 +14,13 @@ struct ParsedArguments: Equatable {
 /// A usage error: one line for standard error, exit status 2.
 struct UsageError: Error, Equatable {
     var message: String
+    /// The command whose usage to show under the message, when one was recognised.
+    var command: String?
+
+    init(message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
 }
 
 /// Table-driven parser: global options and flags valid for every command, value options take the
@@ -48,15 +55,15 @@ enum ArgumentParser {
                     if let inlineValue {
                         parsed.options[name] = inlineValue
                     } else {
-                        guard index < arguments.count else { throw UsageError(message: "option --\(name) needs a value") }
+                        guard index < arguments.count else { throw UsageError(message: "option --\(name) needs a value", command: parsed.command) }
                         parsed.options[name] = arguments[index]
                         index += 1
                     }
                 } else if flagOptions.contains(name) {
-                    guard inlineValue == nil else { throw UsageError(message: "option --\(name) takes no value") }
+                    guard inlineValue == nil else { throw UsageError(message: "option --\(name) takes no value", command: parsed.command) }
                     parsed.flags.insert(name)
                 } else {
-                    throw UsageError(message: "unknown option --\(name)")
+                    throw UsageError(message: "unknown option --\(name)", command: parsed.command)
                 }
                 continue
             }

@@ -1,8 +1,10 @@
 import ChappieSDK
+import ChappieSDKRuntime
 import Dispatch
 import Foundation
 
 /// `chat`: an interactive conversation, streamed, with `/model`, `/clear`, `/compact`, `/context`.
+/// Every turn is saved as a thread (see `chappie threads`).
 @MainActor
 enum ChatCommand {
     /// Reads prompts line by line until end of input or `/quit`. Throws ``ChappieClientError``.
@@ -22,6 +24,7 @@ enum ChatCommand {
         }
         let client = Chappie.client(configuration: environment.configuration, harness: harness, tools: tools,
                                     toolApprovalHandler: { request in await askApproval(request) })
+        let runtime = client.runtime(store: ChappieFileThreadStore())
         let interactive = Terminal.stdinIsTerminal
         if interactive && !json {
             Terminal.line(Terminal.dim("Chat with \(environment.configuration.model). /help for commands, /quit or Ctrl-D to leave."))
@@ -32,23 +35,26 @@ enum ChatCommand {
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
             if text.hasPrefix("/") {
-                if try await handleCommand(text, client: client, json: json) { break }
+                if try await handleCommand(text, client: client, runtime: runtime, json: json) { break }
                 continue
             }
-            try await ConversationCommands.streamReply(client, .user(text, fastMode: arguments.flag("fast")), json: json)
+            try await ThreadCommands.streamReply(runtime, .user(text, fastMode: arguments.flag("fast")), json: json)
+        }
+        if let thread = await runtime.currentThreadID, interactive, !json {
+            Terminal.error(Terminal.dim("Saved to thread \(thread.uuidString.lowercased()); `chappie threads resume` continues it."))
         }
     }
 
     /// Runs a slash command; returns true to leave the chat.
-    private static func handleCommand(_ text: String, client: ChappieClient, json: Bool) async throws -> Bool {
+    private static func handleCommand(_ text: String, client: ChappieClient, runtime: ChappieRuntime, json: Bool) async throws -> Bool {
         let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
         let argument = parts.count > 1 ? parts[1] : nil
         switch parts[0] {
         case "/quit", "/exit":
             return true
         case "/clear":
-            let context = await client.clearContext()
-            Terminal.line("Started a new conversation (thread \(context.threadID)).")
+            await runtime.startNewThread()
+            Terminal.line("Started a new conversation.")
         case "/model":
             guard let slug = argument else {
                 Terminal.line("Model: \(await client.context().model)")
@@ -57,8 +63,12 @@ enum ChatCommand {
             await client.selectModel(slug)
             Terminal.line("Model set to \(slug).")
         case "/compact":
-            let context = if let argument { await client.compactContext(summary: argument) } else { try await client.compactContext() }
-            Terminal.line("Compacted: \(context.messageCount) messages kept, summary of \(context.compactedSummary?.count ?? 0) characters.")
+            guard await runtime.currentThreadID != nil else {
+                Terminal.line("Nothing to compact yet.")
+                return false
+            }
+            let thread = if let argument { try await runtime.compact(summary: argument) } else { try await runtime.compact() }
+            Terminal.line("Compacted: \(thread.context.messageCount) messages kept, summary of \(thread.context.compactedSummary?.count ?? 0) characters.")
         case "/context":
             let context = await client.context()
             let size = await client.contextSize(contextWindow: 272_000)

@@ -21,42 +21,17 @@ enum ConversationCommands {
 
     /// Streams one reply to standard output (or JSON lines). Throws ``ChappieClientError``.
     static func streamReply(_ client: ChappieClient, _ message: ChappieInputMessage, json: Bool) async throws {
-        var endedWithNewline = true
+        var printer = ReplyPrinter(json: json)
         for try await event in client.stream(message) {
             switch event {
             case .textDelta(let text):
-                if json {
-                    Terminal.line(ChappieJSONValue.object(["event": "text_delta", "text": .string(text)]).jsonString)
-                } else {
-                    Terminal.write(text)
-                    endedWithNewline = text.hasSuffix("\n")
-                }
+                printer.text(text)
             case .completed(let response):
-                if json {
-                    var object: [String: ChappieJSONValue] = ["event": "completed", "id": .string(response.id), "text": .string(response.outputText)]
-                    if let usage = response.usage {
-                        object["usage"] = ["input_tokens": .integer(usage.inputTokens), "output_tokens": .integer(usage.outputTokens),
-                                           "total_tokens": .integer(usage.totalTokens)]
-                    }
-                    Terminal.line(ChappieJSONValue.object(object).jsonString)
-                } else if !endedWithNewline {
-                    Terminal.line()
-                }
+                printer.completed(responseID: response.id, text: response.outputText, usage: response.usage)
             case .toolCallRequested(let request):
-                if json {
-                    Terminal.line(ChappieJSONValue.object(["event": "tool_call", "name": .string(request.call.name),
-                                                           "call_id": .string(request.call.callID), "arguments": .string(request.call.rawArguments)]).jsonString)
-                } else {
-                    if !endedWithNewline { Terminal.line(); endedWithNewline = true }
-                    Terminal.line(Terminal.dim("[tool] \(request.call.name)(\(request.call.rawArguments))"))
-                }
+                printer.toolCall(name: request.call.name, callID: request.call.callID, arguments: request.call.rawArguments)
             case .toolCallCompleted(let result):
-                if json {
-                    Terminal.line(ChappieJSONValue.object(["event": "tool_result", "call_id": .string(result.call.callID),
-                                                           "status": .string(result.status.rawValue), "output": .string(result.output)]).jsonString)
-                } else {
-                    Terminal.line(Terminal.dim("[tool] \(result.call.name) \(result.status.rawValue): \(result.output)"))
-                }
+                printer.toolResult(name: result.call.name, callID: result.call.callID, status: result.status.rawValue, output: result.output)
             case .reasoningSummaryDelta, .usageLimits, .approvalRequested:
                 break
             }

@@ -15,11 +15,12 @@ enum HelpCommand {
           chat                 Talk interactively (/model, /clear, /compact, /context, /quit)
           models               List the available models
           usage                Show usage limits as bars
+          threads              Saved conversations: list, show, resume, archive, unarchive, delete
           emulator             Serve the emulator on a loopback port (--port N)
           help [COMMAND]       Show help
 
         Options:
-          --emulator           Run against an in-process emulator
+          --emulator           Run ask, chat, models or usage on a throwaway in-process emulator
           --model SLUG         Model to use (default gpt-5.5)
           --fast               Ask for low reasoning effort
           --account NAME       Credential slot to use (default "default")
@@ -36,15 +37,22 @@ enum HelpCommand {
     static func help(for command: String) -> String {
         switch command {
         case "demo": "Usage: chappie demo [PROMPT] [--json]\nStarts an emulator, signs in with the device-code flow, streams a reply and shows usage."
-        case "login": "Usage: chappie login [--account NAME] [--emulator]\nShows a user code and a URL; enter the code there to sign in."
+        case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in."
         case "logout": "Usage: chappie logout [--account NAME]\nRevokes and deletes the stored credential of this account slot."
         case "status": "Usage: chappie status [--account NAME] [--json]"
         case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--json]\n       echo PROMPT | chappie ask"
         case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit."
         case "models": "Usage: chappie models [--json]"
         case "usage": "Usage: chappie usage [--json]"
+        case "threads": "Usage: \(ThreadCommands.usage)\nThe conversations `demo`, `chat` and `threads resume` saved, newest first."
+        case "help": "Usage: chappie help [COMMAND]"
         case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--json]"
         default: overview
         }
+    }
+
+    /// The first line of `command`'s help (its usage), shown under a usage error.
+    static func usageLine(for command: String) -> String {
+        String(help(for: command).split(separator: "\n").first ?? "")
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 @MainActor
 enum ThreadCommands {
     /// One line of usage, shown with usage errors.
-    static let usage = "chappie threads list [--all] | show ID | resume ID PROMPT | archive ID | unarchive ID | delete ID  [--json]"
+    nonisolated static let usage = "chappie threads list [--all] | show ID | resume ID PROMPT | archive ID | unarchive ID | delete ID  [--json]"
 
     /// Runs a `threads` subcommand. Throws ``UsageError``, ``ChappieThreadStoreError``, or for
     /// `resume` ``ChappieAuthError`` / ``ChappieClientError``.
@@ -44,39 +44,22 @@ enum ThreadCommands {
     /// ``ChappieClientError`` or ``ChappieThreadStoreError``.
     @discardableResult
     static func streamReply(_ runtime: ChappieRuntime, _ message: ChappieInputMessage, json: Bool) async throws -> UUID? {
-        var endedWithNewline = true
+        var printer = ReplyPrinter(json: json)
         var threadID: UUID?
         for try await event in runtime.stream(message) {
             switch event {
             case .turnStarted(let start):
                 threadID = start.threadID
             case .textDelta(let text):
-                if json {
-                    Terminal.line(ChappieJSONValue.object(["event": "text_delta", "text": .string(text)]).jsonString)
-                } else {
-                    Terminal.write(text)
-                    endedWithNewline = text.hasSuffix("\n")
-                }
+                printer.text(text)
             case .toolCallRequested(let call):
-                if json {
-                    Terminal.line(ChappieJSONValue.object(["event": "tool_call", "name": .string(call.name), "call_id": .string(call.callID)]).jsonString)
-                } else {
-                    Terminal.error(Terminal.dim("[tool] \(call.name)"))
-                }
+                printer.toolCall(name: call.name, callID: call.callID, arguments: call.arguments)
+            case .toolCallCompleted(let call):
+                printer.toolResult(name: call.name, callID: call.callID, status: call.status.rawValue, output: call.output ?? "")
             case .turnCompleted(let turn):
-                if json {
-                    var object: [String: ChappieJSONValue] = ["event": "completed", "id": turn.responseID.map(ChappieJSONValue.string) ?? .null,
-                                                              "text": .string(turn.outputText),
-                                                              "thread_id": threadID.map { .string($0.uuidString.lowercased()) } ?? .null]
-                    if let usage = turn.usage {
-                        object["usage"] = ["input_tokens": .integer(usage.inputTokens), "output_tokens": .integer(usage.outputTokens),
-                                           "total_tokens": .integer(usage.totalTokens)]
-                    }
-                    Terminal.line(ChappieJSONValue.object(object).jsonString)
-                } else if !endedWithNewline {
-                    Terminal.line()
-                }
-            case .reasoningSummaryDelta, .toolCallCompleted, .approvalRequested, .usageLimits, .usage, .turnFailed:
+                printer.completed(responseID: turn.responseID, text: turn.outputText, usage: turn.usage,
+                                  threadID: threadID?.uuidString.lowercased())
+            case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
                 break
             }
         }

@@ -129,6 +129,15 @@ struct ChappieClientEmulatorTests {
         }
     }
 
+    @Test("an HTTP error with an empty body names its status once")
+    func emptyErrorBody() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            await emulator.enqueue(.httpError(status: 418, body: "", headers: [:]))
+            let error = await #expect(throws: ChappieClientError.self) { try await client.send("fail please") }
+            #expect(error?.errorDescription == "The server answered HTTP 418.")
+        }
+    }
+
     @Test("a usage-limit 429 is surfaced with plan and reset time and not retried")
     func usageLimit() async throws {
         try await withSignedInClient { emulator, client, _ in
@@ -265,18 +274,22 @@ struct StreamOutcomeTests {
         }
     }
 
-    @Test("cancelling a send throws CancellationError itself, never wrapped")
+    @Test("cancelling a send throws CancellationError itself, never wrapped, before and during the body")
     func sendCancellation() async throws {
         try await withSignedInClient { emulator, client, _ in
+            // before any event: the server stalls after the head
             await emulator.enqueue(.stall)
-            let task = Task { try await client.send("stall") }
-            var reached = false
-            for _ in 0..<500 where !reached {
-                reached = await !responseRequests(emulator).isEmpty
-                if !reached { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            task.cancel()
-            await #expect(throws: CancellationError.self) { try await task.value }
+            let stalled = Task { try await client.send("stall") }
+            _ = await emulator.nextRequest(path: "/backend-api/codex/responses")
+            stalled.cancel()
+            await #expect(throws: CancellationError.self) { try await stalled.value }
+            _ = try #require(await emulator.nextClosedStream())
+            // in the middle of a slow body (the turn lock makes the second send wait for the first)
+            await emulator.enqueue(.slowText(String(repeating: "slow text ", count: 40), eventInterval: .milliseconds(50)))
+            let dripping = Task { try await client.send("drip") }
+            _ = await emulator.nextRequest(path: "/backend-api/codex/responses")
+            dripping.cancel()
+            await #expect(throws: CancellationError.self) { try await dripping.value }
             _ = try #require(await emulator.nextClosedStream())
         }
     }
