@@ -19,6 +19,9 @@ actor CredentialManager {
     /// until the stored credential changes.
     private var terminalFailure: (refreshToken: String?, reason: String)?
     private var observers: [UUID: AsyncStream<CredentialStatus>.Continuation] = [:]
+    /// Sign-outs of this slot so far in this process, and the requests waiting for the next one.
+    private var signOuts = 0
+    private var signOutWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
     /// Refresh when the access token expires within this many seconds.
     static let refreshSkew: TimeInterval = 5 * 60
@@ -115,6 +118,10 @@ actor CredentialManager {
         loaded = true
         generation += 1
         terminalFailure = nil
+        signOuts += 1
+        let waiters = signOutWaiters.values
+        signOutWaiters.removeAll()
+        waiters.forEach { $0.resume() }
         publish(.signedOut)
         if let old {
             if let refreshToken = old.refreshToken {
@@ -123,6 +130,27 @@ actor CredentialManager {
                 await tokenEndpoint.revoke(token: old.accessToken, hint: "access_token")
             }
         }
+    }
+
+    /// A mark for ``waitForSignOut(after:)``: the number of sign-outs of this slot so far.
+    var signOutMark: Int { signOuts }
+
+    /// Returns once the slot is signed out after `mark` (at once if that already happened), or
+    /// when the calling task is cancelled. Requests race it so signing out stops them.
+    func waitForSignOut(after mark: Int) async {
+        guard signOuts == mark else { return }
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { continuation.resume() } else { signOutWaiters[id] = continuation }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: UUID) {
+        signOutWaiters.removeValue(forKey: id)?.resume()
     }
 
     /// A valid authorization for a request, refreshing first when the access token expires within

@@ -125,7 +125,10 @@ public actor ChappieClient {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
                                             reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
-            let (response, head) = try await runner.runReportingHead(body: body.json, sessionID: state.threadID, emit: emit)
+            let (json, sessionID, runner) = (body.json, state.threadID, runner)
+            let (response, head) = try await endingOnSignOut {
+                try await runner.runReportingHead(body: json, sessionID: sessionID, emit: emit)
+            }
             if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
                 modelCatalog = nil
             }
@@ -140,6 +143,27 @@ public actor ChappieClient {
             if rounds > configuration.maximumToolRounds { throw ChappieClientError.toolLoopLimitExceeded(configuration.maximumToolRounds) }
             let results = try await executor.execute(calls, emit: emit)
             transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
+        }
+    }
+
+    /// Runs one request, stopping it when the account signs out meanwhile (in this process, by any
+    /// session or client of the same slot): the request's connection is closed and the turn throws
+    /// ``ChappieClientError/missingCredential``, so no reply keeps arriving for a signed-out user.
+    private func endingOnSignOut<Result: Sendable>(_ request: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        let credentials = runner.credentials
+        let mark = await credentials.signOutMark
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await request() }
+            group.addTask {
+                await credentials.waitForSignOut(after: mark)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                try Task.checkCancellation()
+                throw ChappieClientError.missingCredential
+            }
+            return result
         }
     }
 

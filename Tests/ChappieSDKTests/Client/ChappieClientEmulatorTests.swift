@@ -294,6 +294,20 @@ struct StreamOutcomeTests {
         }
     }
 
+    @Test("signing out stops a request in flight: it throws missingCredential and its connection closes")
+    @MainActor
+    func signOutStopsRequest() async throws {
+        try await withSignedInClient { emulator, client, configuration in
+            await emulator.enqueue(.stall)
+            let turn = Task { try await client.send("stall until signed out") }
+            _ = await emulator.nextRequest(path: "/backend-api/codex/responses")
+            try await ChappieAuthSession(configuration: configuration).signOut()
+            await #expect(throws: ChappieClientError.missingCredential) { try await turn.value }
+            #expect(try #require(await emulator.nextClosedStream()).duringResponse)
+            await #expect(throws: ChappieClientError.missingCredential) { try await client.send("after sign-out") }
+        }
+    }
+
     @Test("a server that stalls ends the stream with an idle timeout, not a hang")
     func idleTimeout() async throws {
         try await withSignedInClient(configure: { $0.streamIdleTimeout = 1 }) { emulator, client, _ in
