@@ -4,21 +4,11 @@
 enum SHA1 {
     /// The 20-byte SHA-1 digest of `message`.
     static func digest<Bytes: Sequence>(_ message: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var bytes = Array(message)
-        let bitLength = UInt64(bytes.count) &* 8
-        bytes.append(0x80)
-        while bytes.count % 64 != 56 { bytes.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
+        let bytes = SHAMessageBlocks.padded(message)
         var hash: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
         var words = [UInt32](repeating: 0, count: 80)
         for blockStart in stride(from: 0, to: bytes.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                words[index] = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16
-                    | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
-            }
+            SHAMessageBlocks.loadWords(bytes, blockStart: blockStart, into: &words)
             for index in 16..<80 {
                 words[index] = rotate(words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16], 1)
             }

@@ -5,22 +5,12 @@
 enum SHA256 {
     /// The 32-byte SHA-256 digest of `message`.
     static func digest<Bytes: Sequence>(_ message: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var bytes = Array(message)
-        let bitLength = UInt64(bytes.count) &* 8
-        bytes.append(0x80)
-        while bytes.count % 64 != 56 { bytes.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
+        let bytes = SHAMessageBlocks.padded(message)
 
         var hash = Constants.initialHash
         var schedule = [UInt32](repeating: 0, count: 64)
         for blockStart in stride(from: 0, to: bytes.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16
-                    | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
-            }
+            SHAMessageBlocks.loadWords(bytes, blockStart: blockStart, into: &schedule)
             for index in 16..<64 {
                 let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
                 let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)

@@ -77,17 +77,7 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads one response (Content-Length or chunked body); nil when the server closed first.
     func readResponse() -> Response? {
-        guard let headEnd = readUntil([13, 10, 13, 10]) else { return nil }
-        let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
-        buffer.removeFirst(headEnd + 4)
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
-        var headers = [String: String]()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
+        guard let (status, headers) = readHead() else { return nil }
         if status == 100 { return readResponse() }
         var body = Data()
         if headers["transfer-encoding"] == "chunked" {
