@@ -43,7 +43,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chappie-bench",
-            dependencies: ["ChappieSDK", "ChappieEmulator"],
+            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         .testTarget(

@@ -15,6 +15,7 @@ enum Bench {
         results["expired_token_concurrency"] = try await expiredTokenConcurrency(emulator)
         await emulator.shutdown()
         results["request_encoding"] = requestEncoding()
+        results["thread_store"] = try await ThreadStoreBench.run()
         results["peak_memory_bytes"] = peakMemoryBytes()
         let data = try JSONSerialization.data(withJSONObject: results, options: [.prettyPrinted, .sortedKeys])
         print(String(decoding: data, as: UTF8.self))

@@ -23,22 +23,41 @@ public enum ChappieJSONValue: Sendable, Hashable, Codable {
 
     /// Decodes any JSON value. Throws `DecodingError` for input that is not JSON.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
+        // Strings, objects and arrays first: they are most of what Chappie decodes, and each
+        // failed attempt costs a thrown error. Bool, Int, Double keep their order so `1` stays an
+        // integer and `1.5` a number.
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
+        } else if let value = try? single.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([ChappieJSONValue].self) {
-            self = .array(value)
+        } else if let object = try? decoder.container(keyedBy: MemberKey.self) {
+            var members: [String: ChappieJSONValue] = [:]
+            members.reserveCapacity(object.allKeys.count)
+            for key in object.allKeys {
+                members[key.stringValue] = try object.decode(ChappieJSONValue.self, forKey: key)
+            }
+            self = .object(members)
+        } else if var array = try? decoder.unkeyedContainer() {
+            var values: [ChappieJSONValue] = []
+            if let count = array.count { values.reserveCapacity(count) }
+            while !array.isAtEnd { values.append(try array.decode(ChappieJSONValue.self)) }
+            self = .array(values)
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int.self) {
+            self = .integer(value)
         } else {
-            self = .object(try container.decode([String: ChappieJSONValue].self))
+            self = .number(try single.decode(Double.self))
         }
+    }
+
+    /// Any object member name.
+    private struct MemberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     /// Encodes the value as JSON.
