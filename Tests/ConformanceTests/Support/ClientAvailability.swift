@@ -15,6 +15,18 @@ enum ClientAvailability {
     /// Whether `import websockets` works (the Python WebSocket client, pinned in requirements.txt).
     static let hasWebsocketsPython: Bool = Subprocess.probe(python, ["python3", "-c", "import websockets.sync.client"])
 
+    /// Debian's `chromium` (headless Chromium for the verification-page test).
+    static let chromium = "/usr/bin/chromium"
+
+    /// Debian's `chromium-driver`, passed to Selenium so Selenium Manager never downloads a driver.
+    static let chromedriver = "/usr/bin/chromedriver"
+
+    /// Whether Chromium, its driver and Selenium (PyPI, pinned in requirements.txt) are installed.
+    static let hasBrowser: Bool =
+        FileManager.default.isExecutableFile(atPath: chromium)
+        && FileManager.default.isExecutableFile(atPath: chromedriver)
+        && Subprocess.probe(python, ["python3", "-c", "import selenium.webdriver"])
+
     /// The `chappie` binary built next to the test bundle (by `swift build --build-tests`), or
     /// nil when it is missing.
     static let chappieBinary: String? = {
