@@ -28,11 +28,15 @@ enum ResponsesEvent: Sendable, Equatable {
     /// Decodes SSE/WebSocket event data. Returns nil for data that is not a JSON object (skipped, as
     /// the Codex CLI does, e.g. `[DONE]`); `fallbackType` (the SSE `event:` name) is used when the
     /// payload has no `type`.
+    /// One decoder for every delta: making a `JSONDecoder` costs about as much as the decode itself.
+    /// Sharing it is safe: decoding does not change it and it is `Sendable`.
+    private static let deltaDecoder = JSONDecoder()
+
     static func decode(_ data: String, fallbackType: String? = nil) -> ResponsesEvent? {
         let bytes = Data(data.utf8)
         // Fast path for the events that make up nearly all of a stream: decode only the fields
         // a delta needs, instead of the whole JSON tree.
-        if let head = try? JSONDecoder().decode(DeltaHead.self, from: bytes), let delta = head.delta {
+        if let head = try? deltaDecoder.decode(DeltaHead.self, from: bytes), let delta = head.delta {
             switch head.type ?? fallbackType {
             case "response.output_text.delta": return .outputTextDelta(delta, itemID: head.itemID)
             case "response.reasoning_summary_text.delta": return .reasoningSummaryDelta(delta)
