@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
-            dependencies: ["ChappieSDK", "ChappieSDKTesting"],
+            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
         .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK"], swiftSettings: settings),

@@ -5,7 +5,7 @@ import Testing
 @Suite("README examples")
 struct ReadmeExamplesTests {
     @Test("each README example is a compiled test file, line for line", arguments: [
-        "ReadmeSwiftTestingExample.swift", "ReadmeXCTestExample.swift",
+        "ReadmeSwiftTestingExample.swift", "ReadmeXCTestExample.swift", "ReadmeRuntimeExample.swift",
     ])
     func exampleMatchesReadme(file: String) throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
