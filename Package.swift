@@ -57,7 +57,7 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK"], swiftSettings: settings),
+        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",

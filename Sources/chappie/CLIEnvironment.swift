@@ -35,12 +35,17 @@ struct CLIEnvironment {
             emulator = started
         } else {
             let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
-            if let auth = arguments.option("auth-url") ?? environment["CHAPPIE_AUTH_URL"] {
-                configuration.endpoints.authIssuer = try url(auth, option: "auth-url")
+            // The flag wins over the variable; an error names whichever was used.
+            func override(_ option: String, _ variable: String) -> (text: String, source: String)? {
+                if let value = arguments.option(option) { return (value, "--" + option) }
+                return environment[variable].map { ($0, variable) }
+            }
+            if let auth = override("auth-url", "CHAPPIE_AUTH_URL") {
+                configuration.endpoints.authIssuer = try url(auth.text, source: auth.source)
                 configuration.keychainService = credentialService(for: configuration.endpoints.authIssuer)
             }
-            if let backend = arguments.option("backend-url") ?? environment["CHAPPIE_BACKEND_URL"] {
-                configuration.endpoints.backend = try url(backend, option: "backend-url")
+            if let backend = override("backend-url", "CHAPPIE_BACKEND_URL") {
+                configuration.endpoints.backend = try url(backend.text, source: backend.source)
             }
         }
         return CLIEnvironment(configuration: configuration, emulator: emulator)
@@ -57,15 +62,16 @@ struct CLIEnvironment {
         return ChappieConfiguration().keychainService + ".issuer." + (issuer.host ?? "") + (issuer.port.map { "-\($0)" } ?? "")
     }
 
-    /// Parses an endpoint override. Tokens travel to these URLs, so plain `http` is accepted only
-    /// for loopback hosts (an emulator on this machine). Throws ``UsageError``.
-    private static func url(_ text: String, option: String) throws -> URL {
+    /// Parses an endpoint override given by `source` (the flag or the environment variable, as
+    /// named in an error). Tokens travel to these URLs, so plain `http` is accepted only for
+    /// loopback hosts (an emulator on this machine). Throws ``UsageError``.
+    private static func url(_ text: String, source: String) throws -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            throw UsageError(message: "--\(option) must be an http(s) URL")
+            throw UsageError(message: "\(source) must be an http(s) URL")
         }
         guard scheme == "https" || isLoopback(host) else {
-            throw UsageError(message: "--\(option) must use https: plain http would send your tokens unencrypted "
+            throw UsageError(message: "\(source) must use https: plain http would send your tokens unencrypted "
                                  + "(http is allowed only for localhost, 127.0.0.1 and ::1)")
         }
         return url

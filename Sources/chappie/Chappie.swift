@@ -51,7 +51,10 @@ enum ChappieCommand {
             return .usage
         }
         if arguments.flag("help") || arguments.command == "help" {
-            let topic = arguments.command == "help" ? arguments.positionals.first ?? "" : arguments.command
+            // `help COMMAND` and `COMMAND --help` show that command, `help --help` help's own usage,
+            // and `help` alone the overview.
+            let topic = arguments.command != "help" ? arguments.command
+                : arguments.positionals.first ?? (arguments.flag("help") ? "help" : "")
             guard topic.isEmpty || ArgumentParser.commands.contains(topic) else {
                 return report(UsageError(message: "no help for unknown command '\(topic)'"))
             }

@@ -21,13 +21,20 @@ enum CLIProcess {
 
     /// Runs `chappie arguments…` with `stdin` as standard input and `environment` added; kills it after `timeout` seconds.
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60) async throws -> CLIResult {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
+        return try await execute(binary, arguments, stdin: stdin, environment: env, timeout: timeout)
+    }
+
+    /// Runs `executable arguments…` with exactly `environment`, feeding it `stdin`; kills it after
+    /// `timeout` seconds.
+    static func execute(_ executable: URL, _ arguments: [String], stdin: String?, environment: [String: String],
+                        timeout: TimeInterval) async throws -> CLIResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -120,4 +127,15 @@ final class RunningCLI: @unchecked Sendable {
         await CLIProcess.waitForExit(process)
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+}
+
+extension CLIResult {
+    /// Standard output as JSON lines (`--json`), one value per non-empty line. Throws when a line
+    /// is not JSON.
+    func jsonLines() throws -> [ChappieJSONValue] {
+        try stdout.split(separator: "\n").map { try ChappieJSONValue(jsonData: Data($0.utf8)) }
+    }
+
+    /// True when standard output or standard error holds an escape character (colour, cursor moves).
+    var containsEscape: Bool { (stdout + stderr).unicodeScalars.contains("\u{1B}") }
 }

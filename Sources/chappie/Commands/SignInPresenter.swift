@@ -29,7 +29,7 @@ enum SignInPresenter {
                 Terminal.line(Terminal.dim(opened ? "Opened the page in your browser." : "Open the page yourself (no browser opener or display found)."))
             }
             Terminal.line(Terminal.dim("The code works for about \(minutes) minutes. Never share it: anyone with it can sign in as you."))
-            if Terminal.stdoutIsTerminal {
+            if Terminal.colors {
                 progress.start("Waiting for approval", until: code.expiresAt)
             } else {
                 Terminal.line("Waiting for approval…")

@@ -8,7 +8,7 @@ import Foundation
 @MainActor
 enum ThreadCommands {
     /// One line of usage, shown with usage errors.
-    nonisolated static let usage = "chappie threads list [--all] | show ID | resume ID PROMPT | archive ID | unarchive ID | delete ID  [--json]"
+    nonisolated static let usage = "chappie threads list [--all] | show ID | resume ID PROMPT [--model SLUG] [--fast] | archive ID | unarchive ID | delete ID  [--json]"
 
     /// Runs a `threads` subcommand. Throws ``UsageError``, ``ChappieThreadStoreError``, or for
     /// `resume` ``ChappieAuthError`` / ``ChappieClientError``.
@@ -129,8 +129,11 @@ enum ThreadCommands {
         let environment = try await CLIEnvironment.make(arguments)
         defer { Task { await environment.shutdown() } }
         try await AccountCommands.ensureSignedIn(environment, json: json)
-        let runtime = Chappie.client(configuration: environment.configuration).runtime(store: store)
+        let client = Chappie.client(configuration: environment.configuration)
+        let runtime = client.runtime(store: store)
         try await runtime.resume(threadID: id)
+        // The thread brings its own model; an explicit --model switches it, as /model does in chat.
+        if let model = arguments.option("model") { await client.selectModel(model) }
         try await streamReply(runtime, .user(prompt, fastMode: arguments.flag("fast")), json: json)
         if !json { Terminal.error(Terminal.dim("Saved to thread \(id.uuidString.lowercased()).")) }
     }
@@ -138,12 +141,12 @@ enum ThreadCommands {
     // MARK: Helpers
 
     /// The thread named by the second positional argument: a full id or a unique prefix of at
-    /// least 4 characters (archived threads included). Throws ``UsageError`` or
-    /// ``ChappieThreadStoreError``.
+    /// least 4 characters (archived threads included). A full id is looked up too, so an unknown
+    /// one is the same usage error as an unknown prefix (and `delete` never reports deleting a
+    /// thread that was not there). Throws ``UsageError`` or ``ChappieThreadStoreError``.
     private static func threadID(_ arguments: ParsedArguments, in store: ChappieFileThreadStore) async throws -> UUID {
         guard arguments.positionals.count >= 2 else { throw UsageError(message: "threads \(arguments.positionals[0]) needs a thread ID: \(usage)") }
         let text = arguments.positionals[1].lowercased()
-        if let id = UUID(uuidString: text) { return id }
         guard text.count >= 4 else { throw UsageError(message: "'\(arguments.positionals[1])' is not a thread ID") }
         let matches = try await store.threads(includingArchived: true).filter { $0.id.uuidString.lowercased().hasPrefix(text) }
         guard matches.count == 1, let match = matches.first else {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A one-line spinner with a countdown, redrawn in place on a terminal; silent when standard
-/// output is not a terminal (no cursor moves in pipes or files).
+/// output is not a terminal or `NO_COLOR` is set (no cursor moves in pipes, files or plain output).
 @MainActor
 final class ProgressLine {
     private var task: Task<Void, Never>?
@@ -9,7 +9,7 @@ final class ProgressLine {
 
     /// Starts showing `label` with the time left until `deadline`.
     func start(_ label: String, until deadline: Date) {
-        guard Terminal.stdoutIsTerminal else { return }
+        guard Terminal.colors else { return }
         task = Task { @MainActor in
             var frame = 0
             while !Task.isCancelled {

@@ -5,14 +5,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes to standard output and standard error, with colour only on a terminal and without `NO_COLOR`.
+/// Writes to standard output and standard error, with colour, spinners and cursor moves only on a
+/// terminal and without `NO_COLOR`.
 enum Terminal {
     /// Standard output is a terminal.
     static let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
     /// Standard input is a terminal.
     static let stdinIsTerminal = isatty(STDIN_FILENO) == 1
-    /// Colour is allowed on standard output.
-    static let colors = stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    /// Colour, spinners and cursor moves are allowed on standard output: it is a terminal and
+    /// `NO_COLOR` is not set to a non-empty value (https://no-color.org: an empty value counts as unset).
+    static let colors = stdoutIsTerminal && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
     /// Writes `text` to standard output at once (no newline added).
     static func write(_ text: String) {
