@@ -105,6 +105,8 @@ struct CLITests {
         ["help", "bogus"], ["status", "--emulator"], ["login", "--emulator"],
         ["ask", "hi", "--backend-url", "http://example.com/backend-api"], ["login", "--auth-url", "http://10.0.0.1:8080"],
         ["ask", "hi", "--backend-url", "ftp://127.0.0.1/"],
+        ["threads"], ["threads", "frobnicate"], ["threads", "show"], ["threads", "resume"], ["threads", "archive"],
+        ["threads", "unarchive"], ["threads", "delete"], ["threads", "list", "--bogus"],
     ])
     func usageErrors(arguments: [String]) async throws {
         let result = try await CLIProcess.run(arguments, environment: CLIProcess.isolatedEnvironment())

@@ -185,18 +185,6 @@ struct CLIThreadsTests {
         #expect(noPrompt.stderr.hasPrefix("chappie: threads resume needs a prompt"))
     }
 
-    @Test("a missing or unknown threads subcommand, or a missing ID, is a usage error (exit 2)", arguments: [
-        ["threads"], ["threads", "frobnicate"], ["threads", "show"], ["threads", "resume"], ["threads", "archive"],
-        ["threads", "unarchive"], ["threads", "delete"], ["threads", "list", "--bogus"],
-    ])
-    func usageErrors(arguments: [String]) async throws {
-        let result = try await CLIProcess.run(arguments, environment: CLIProcess.isolatedEnvironment())
-        #expect(result.status == 2)
-        #expect(result.stderr.hasPrefix("chappie: "))
-        #expect(result.stderr.split(separator: "\n").count == 2, "one line of error, one of usage: \(result.stderr)")
-        #expect(result.stdout.isEmpty)
-    }
-
     // MARK: Helpers
 
     /// Runs `chappie arguments…` and requires exit 0.
