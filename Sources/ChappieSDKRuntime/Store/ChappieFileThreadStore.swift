@@ -31,6 +31,8 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     private let files: ThreadFileSystem
     private var opened = false
     private var cachedIndex: (index: ThreadIndex, file: ThreadFileSystem.FileIdentity)?
+    /// The index entries' encoded bytes from the last save, reused for entries that did not change.
+    private var encodedEntries: [UUID: ThreadIndex.EncodedEntry] = [:]
     private var foundIssues: [ChappieThreadStoreIssue] = []
     private var reportedNames: Set<String> = []
 
@@ -192,7 +194,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// Writes the index atomically and caches it. Throws ``ChappieThreadStoreError``.
     private func saveIndex(_ index: ThreadIndex) throws {
         cachedIndex = nil
-        let identity = try files.write(try index.encoded(), to: ThreadFileSystem.Names.index)
+        let identity = try files.write(try index.encoded(reusing: &encodedEntries), to: ThreadFileSystem.Names.index)
         cachedIndex = (index, identity)
     }
 

@@ -47,12 +47,33 @@ struct ThreadIndex: Codable, Equatable {
         return index
     }
 
-    /// The stored form. Throws ``ChappieThreadStoreError/io(_:)``.
-    func encoded() throws -> Data {
-        do {
-            return try JSONEncoder().encode(self)
-        } catch {
-            throw ChappieThreadStoreError.io("cannot encode the thread index")
+    /// The stored form (the same JSON as `JSONEncoder().encode(self)`). Entries unchanged since
+    /// the last call reuse their bytes from `cache`, so saving one thread among many re-encodes
+    /// one entry instead of all of them. Throws ``ChappieThreadStoreError/io(_:)``.
+    func encoded(reusing cache: inout [UUID: EncodedEntry]) throws -> Data {
+        let encoder = JSONEncoder()
+        var fresh: [UUID: EncodedEntry] = [:]
+        fresh.reserveCapacity(entries.count)
+        var data = Data(#"{"formatVersion":\#(formatVersion),"threads":["#.utf8)
+        for (id, entry) in entries {
+            let bytes: Data
+            if let cached = cache[id], cached.entry == entry {
+                bytes = cached.bytes
+            } else {
+                do { bytes = try encoder.encode(entry) } catch { throw ChappieThreadStoreError.io("cannot encode the thread index") }
+            }
+            fresh[id] = EncodedEntry(entry: entry, bytes: bytes)
+            if data.last != UInt8(ascii: "[") { data.append(UInt8(ascii: ",")) }
+            data.append(bytes)
         }
+        data.append(contentsOf: Array("]}".utf8))
+        cache = fresh
+        return data
+    }
+
+    /// An entry with its encoded bytes, kept between saves by ``encoded(reusing:)``.
+    struct EncodedEntry {
+        var entry: Entry
+        var bytes: Data
     }
 }
