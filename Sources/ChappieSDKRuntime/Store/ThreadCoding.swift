@@ -47,7 +47,11 @@ enum ThreadCoding {
         guard !redactor.isIdentity else { return thread }
         do {
             let tree = try ChappieJSONValue(jsonData: try JSONEncoder().encode(thread))
-            var result = try JSONDecoder().decode(ChappieThread.self, from: JSONEncoder().encode(redact(tree, redactor)))
+            var changed = false
+            let redacted = redact(tree, redactor, changed: &changed)
+            // Nearly every save has nothing to redact: keep the thread as it is.
+            guard changed else { return thread }
+            var result = try JSONDecoder().decode(ChappieThread.self, from: JSONEncoder().encode(redacted))
             result.id = thread.id
             return result
         } catch {
@@ -55,15 +59,23 @@ enum ThreadCoding {
         }
     }
 
-    private static func redact(_ value: ChappieJSONValue, _ redactor: ChappieThreadRedactor) -> ChappieJSONValue {
+    private static func redact(_ value: ChappieJSONValue, _ redactor: ChappieThreadRedactor, changed: inout Bool) -> ChappieJSONValue {
         switch value {
-        case .string(let text): .string(redactor.redact(text))
-        case .array(let values): .array(values.map { redact($0, redactor) })
+        case .string(let text):
+            let clean = redactor.redact(text)
+            if clean != text { changed = true }
+            return .string(clean)
+        case .array(let values):
+            return .array(values.map { redact($0, redactor, changed: &changed) })
         case .object(let members):
-            .object(Dictionary(uniqueKeysWithValues: members.map { key, member in
-                (key, structuralKeys.contains(key) ? member : redact(member, redactor))
-            }))
-        case .null, .bool, .integer, .number: value
+            var result: [String: ChappieJSONValue] = [:]
+            result.reserveCapacity(members.count)
+            for (key, member) in members {
+                result[key] = structuralKeys.contains(key) ? member : redact(member, redactor, changed: &changed)
+            }
+            return .object(result)
+        case .null, .bool, .integer, .number:
+            return value
         }
     }
 
