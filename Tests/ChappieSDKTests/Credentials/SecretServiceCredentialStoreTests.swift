@@ -162,6 +162,7 @@ struct SecretServiceCredentialStoreTests {
             </busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         // when
+        defer { Self.stopProcesses(mentioning: folder.path) }
         let lines = try await Self.runChild(environment: ["DBUS_SESSION_BUS_ADDRESS": nil],
                                       wrapper: ["/usr/bin/dbus-run-session", "--config-file=\(config.path)", "--"])
         // then
@@ -169,6 +170,18 @@ struct SecretServiceCredentialStoreTests {
         for line in lines {
             #expect(line.hasPrefix("unavailable: "))
             #expect(line.contains("org.freedesktop.secrets") || line.contains("libsecret is not installed"))
+        }
+    }
+
+    /// Kills every process whose command line mentions `text`. Started through Foundation's
+    /// `Process` from a thread that blocks signals, dbus-run-session and its dbus-daemon inherit
+    /// that signal mask, so the daemon never sees the SIGTERM that should end it with the child and
+    /// outlives the test; its `--config-file` names this test's folder, so it is found by that.
+    private static func stopProcesses(mentioning text: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+        for pid in entries.compactMap(Int32.init) where pid != getpid() {
+            guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
+            if String(decoding: commandLine, as: UTF8.self).contains(text) { kill(pid, SIGKILL) }
         }
     }
 
