@@ -78,8 +78,11 @@ struct CLIEnvironment {
     }
 
     private static func isLoopback(_ host: String) -> Bool {
+        // Literal addresses only: a name such as `127.0.0.1.example.com` may resolve anywhere.
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+        var address = in_addr()
+        let isIPv4Literal = inet_pton(AF_INET, bare, &address) == 1
+        return bare == "localhost" || bare == "::1" || (isIPv4Literal && bare.hasPrefix("127."))
     }
 
     /// Stops the in-process emulator, if any.

@@ -104,6 +104,7 @@ struct CLITests {
         ["ask", "--bogus"], ["frobnicate"], ["ask", "--model"], ["emulator", "--port", "abc"], ["demo", "--fast=yes"],
         ["help", "bogus"], ["status", "--emulator"], ["login", "--emulator"],
         ["ask", "hi", "--backend-url", "http://example.com/backend-api"], ["login", "--auth-url", "http://10.0.0.1:8080"],
+        ["ask", "hi", "--backend-url", "http://127.attacker.example/backend-api"], ["login", "--auth-url", "http://127.0.0.1.nip.io"],
         ["ask", "hi", "--backend-url", "ftp://127.0.0.1/"],
         ["threads"], ["threads", "frobnicate"], ["threads", "show"], ["threads", "resume"], ["threads", "archive"],
         ["threads", "unarchive"], ["threads", "delete"], ["threads", "list", "--bogus"],

@@ -81,6 +81,9 @@ enum Redaction {
         static let patterns = [
             #"((?i:bearer)\s+)[A-Za-z0-9._~+/=-]+"#,
             #"()eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*"#,
+            // Refresh tokens and API keys, the same shapes the thread redactor removes.
+            #"()\brt_[A-Za-z0-9._-]{16,}"#,
+            #"()\bsk-[A-Za-z0-9_-]{16,}"#,
             #"((?:refresh_token|access_token|id_token|code_verifier|authorization_code)"?\s*[:=]\s*"?)[^"&\s,}]+"#,
         ]
     }

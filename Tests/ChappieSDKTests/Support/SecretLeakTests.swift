@@ -53,6 +53,14 @@ struct SecretLeakTests {
         let text = Redaction.clean("token eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.c2ln here")
         #expect(!text.contains("eyJzdWIiOiIxIn0"))
     }
+
+    @Test("refresh tokens and API keys in a server message are redacted")
+    func refreshTokenShapes() {
+        let text = Redaction.clean("msg with rt_TmXu_zQ5KogAbCdEfGhIjKlMn and sk-AbCdEfGhIjKlMnOpQr1234 end")
+        #expect(!text.contains("rt_TmXu_zQ5KogAbCdEfGhIjKlMn"))
+        #expect(!text.contains("sk-AbCdEfGhIjKlMnOpQr1234"))
+        #expect(text.hasPrefix("msg with ") && text.hasSuffix(" end"))
+    }
 }
 
 @Suite("Log sink")
