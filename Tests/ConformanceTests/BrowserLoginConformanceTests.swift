@@ -2,7 +2,13 @@ import ChappieEmulator
 import Foundation
 import Testing
 
-@Suite("The verification page in headless Chromium decides a waiting `chappie login` (issue 9)")
+@Suite(
+    "The verification page in headless Chromium decides a waiting `chappie login` (issue 9)",
+    .enabled(if: ClientAvailability.chappieBinary != nil, "the chappie binary is not built"),
+    .enabled(
+        if: ClientAvailability.shouldRun(installed: ClientAvailability.hasBrowser),
+        "chromium, chromium-driver or selenium is not installed")
+)
 struct BrowserLoginConformanceTests {
     /// The button the browser presses on the verification page.
     enum Decision: String, Sendable {
@@ -21,13 +27,7 @@ struct BrowserLoginConformanceTests {
         var resultScreenshot: URL
     }
 
-    @Test(
-        "Approving the code in Chromium signs the waiting `chappie login` in",
-        .enabled(if: ClientAvailability.chappieBinary != nil, "the chappie binary is not built"),
-        .enabled(
-            if: ClientAvailability.shouldRun(installed: ClientAvailability.hasBrowser),
-            "chromium, chromium-driver or selenium is not installed")
-    )
+    @Test("Approving the code in Chromium signs the waiting `chappie login` in")
     func approve() async throws {
         // when
         let outcome = try await signIn(deciding: .approve)
@@ -38,13 +38,7 @@ struct BrowserLoginConformanceTests {
         #expect(TestArtifacts.isPNG(outcome.resultScreenshot))
     }
 
-    @Test(
-        "Denying the code in Chromium makes `chappie login` exit 1 and say it was denied",
-        .enabled(if: ClientAvailability.chappieBinary != nil, "the chappie binary is not built"),
-        .enabled(
-            if: ClientAvailability.shouldRun(installed: ClientAvailability.hasBrowser),
-            "chromium, chromium-driver or selenium is not installed")
-    )
+    @Test("Denying the code in Chromium makes `chappie login` exit 1 and say it was denied")
     func deny() async throws {
         // when
         let outcome = try await signIn(deciding: .deny)
