@@ -7,16 +7,24 @@ enum ConversationCommands {
     /// Sends the prompt from the arguments or standard input and streams the reply.
     /// Throws ``UsageError`` for an empty prompt, ``ChappieClientError`` otherwise.
     static func ask(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
-        var prompt = arguments.positionals.joined(separator: " ")
-        if prompt.isEmpty, !Terminal.stdinIsTerminal {
-            prompt = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        }
-        prompt = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !prompt.isEmpty else { throw UsageError(message: "ask needs a prompt: chappie ask \"…\" or echo … | chappie ask") }
+        let prompt = try prompt(from: arguments.positionals,
+                                usage: "ask needs a prompt: chappie ask \"…\" or echo … | chappie ask")
         let json = arguments.flag("json")
         try await AccountCommands.ensureSignedIn(environment, json: json)
         let client = Chappie.client(configuration: environment.configuration)
         try await streamReply(client, .user(prompt, fastMode: arguments.flag("fast")), json: json)
+    }
+
+    /// The prompt: `words` joined, or else standard input when it is not a terminal, trimmed.
+    /// Throws ``UsageError`` with `usage` when it is empty.
+    static func prompt(from words: some Sequence<String>, usage: String) throws -> String {
+        var prompt = words.joined(separator: " ")
+        if prompt.isEmpty, !Terminal.stdinIsTerminal {
+            prompt = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        prompt = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !prompt.isEmpty else { throw UsageError(message: usage) }
+        return prompt
     }
 
     /// Streams one reply to standard output (or JSON lines). Throws ``ChappieClientError``.

@@ -120,12 +120,8 @@ enum ThreadCommands {
 
     private static func resume(_ arguments: ParsedArguments, store: ChappieFileThreadStore, json: Bool) async throws {
         let id = try await threadID(arguments, in: store)
-        var prompt = arguments.positionals.dropFirst(2).joined(separator: " ")
-        if prompt.isEmpty, !Terminal.stdinIsTerminal {
-            prompt = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        }
-        prompt = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !prompt.isEmpty else { throw UsageError(message: "threads resume needs a prompt: chappie threads resume ID \"…\"") }
+        let prompt = try ConversationCommands.prompt(from: arguments.positionals.dropFirst(2),
+                                                     usage: "threads resume needs a prompt: chappie threads resume ID \"…\"")
         let environment = try await CLIEnvironment.make(arguments)
         defer { Task { await environment.shutdown() } }
         try await AccountCommands.ensureSignedIn(environment, json: json)
