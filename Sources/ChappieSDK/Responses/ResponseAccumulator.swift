@@ -39,9 +39,10 @@ struct ResponseAccumulator: Sendable {
             .joined()
         finalTexts.append(text)
         let streamed = item[Wire.id]?.stringValue.flatMap { streamedByItem[$0] } ?? (streamedByItem.isEmpty ? streamedWithoutItem : "")
-        guard text.hasPrefix(streamed), text.count > streamed.count else { return nil }
+        // Compared as UTF-8 bytes: linear, and no grapheme counting of a long reply.
+        guard text.utf8.count > streamed.utf8.count, text.utf8.starts(with: streamed.utf8) else { return nil }
         hasShownOutput = true
-        return String(text.dropFirst(streamed.count))
+        return String(decoding: text.utf8.dropFirst(streamed.utf8.count), as: UTF8.self)
     }
 
     /// Notes the response id and model from `response.created`.

@@ -8,7 +8,7 @@ struct ResponseEventHandler: Sendable {
     private(set) var pendingFailure: ChappieClientError?
 
     /// True once text was shown to the consumer for this response (in any attempt).
-    var hasShownOutput: Bool { !text.shown.isEmpty }
+    var hasShownOutput: Bool { text.hasShown }
 
     /// Starts a new attempt of the same response: its events are checked against what was shown.
     mutating func beginAttempt() {

@@ -28,30 +28,28 @@ enum ResponsesEvent: Sendable, Equatable {
     /// Decodes SSE/WebSocket event data. Returns nil for data that is not a JSON object (skipped, as
     /// the Codex CLI does, e.g. `[DONE]`); `fallbackType` (the SSE `event:` name) is used when the
     /// payload has no `type`.
-    /// One decoder for every delta: making a `JSONDecoder` costs about as much as the decode itself.
-    /// Sharing it is safe: decoding does not change it and it is `Sendable`.
-    private static let deltaDecoder = JSONDecoder()
-
+    ///
+    /// Deltas, nearly all of a stream, take a fast path that reads only the fields a delta needs
+    /// (``DeltaEventScanner``); an SSE event named as something other than a delta skips it. Every
+    /// other event, and any delta the scanner hands back, is decoded in full.
     static func decode(_ data: String, fallbackType: String? = nil) -> ResponsesEvent? {
-        let bytes = Data(data.utf8)
-        // Fast path for the events that make up nearly all of a stream: decode only the fields
-        // a delta needs, instead of the whole JSON tree.
-        if let head = try? deltaDecoder.decode(DeltaHead.self, from: bytes), let delta = head.delta {
-            switch head.type ?? fallbackType {
-            case "response.output_text.delta": return .outputTextDelta(delta, itemID: head.itemID)
-            case "response.reasoning_summary_text.delta": return .reasoningSummaryDelta(delta)
+        if fallbackType.map(isDeltaType) ?? true, let fields = DeltaEventScanner.scan(data), let delta = fields.delta {
+            switch fields.type ?? fallbackType {
+            case Wire.outputTextDelta: return .outputTextDelta(delta, itemID: fields.itemID)
+            case Wire.reasoningSummaryDelta: return .reasoningSummaryDelta(delta)
             default: break
             }
         }
+        let bytes = Data(data.utf8)
         guard let object = (try? ChappieJSONValue(jsonData: bytes))?.objectValue else { return nil }
         let type = object[Wire.type]?.stringValue ?? fallbackType ?? ""
         let response = object[Wire.response]?.objectValue
         switch type {
         case "response.created":
             return .created(id: response?[Wire.id]?.stringValue, model: response?[Wire.model]?.stringValue)
-        case "response.output_text.delta":
+        case Wire.outputTextDelta:
             return .outputTextDelta(object[Wire.delta]?.stringValue ?? "", itemID: object[Wire.itemID]?.stringValue)
-        case "response.reasoning_summary_text.delta":
+        case Wire.reasoningSummaryDelta:
             return .reasoningSummaryDelta(object[Wire.delta]?.stringValue ?? "")
         case "response.output_item.done":
             guard let item = object[Wire.item] else { return .ignored(type: type) }
@@ -105,15 +103,16 @@ enum ResponsesEvent: Sendable, Equatable {
                                          plan: object[Wire.planType]?.stringValue.map(ChappiePlan.init(rawValue:)), credits: credits)
     }
 
-    /// The fields of a delta event; everything else in the payload is skipped.
-    private struct DeltaHead: Decodable {
-        var type: String?
-        var delta: String?
-        var itemID: String?
-        enum CodingKeys: String, CodingKey { case type, delta, itemID = "item_id" }
+    /// Whether an SSE event name is one of the delta events (or a name the fast path cannot rule out).
+    private static func isDeltaType(_ name: String) -> Bool {
+        name == Wire.outputTextDelta || name == Wire.reasoningSummaryDelta || name == Wire.messageEvent || name.isEmpty
     }
 
     private enum Wire {
+        static let outputTextDelta = "response.output_text.delta"
+        static let reasoningSummaryDelta = "response.reasoning_summary_text.delta"
+        /// The SSE event type when the stream names none.
+        static let messageEvent = "message"
         static let type = "type"
         static let response = "response"
         static let id = "id"

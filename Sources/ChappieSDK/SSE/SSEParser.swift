@@ -6,18 +6,28 @@
 /// comment lines (`:`…) count as activity but make no event; `data:` with or without a space;
 /// unknown fields are ignored; `retry` must be all digits. ``finish()`` dispatches a last event
 /// that has no blank line after it. Pure, synchronous, no I/O.
+///
+/// Cost is linear in the input: a chunk is scanned in place for line ends, a line that lies
+/// inside one chunk is read where it is (only a line split across chunks is copied, once), and an
+/// event's data is gathered into one reused byte buffer and decoded once when the event is
+/// dispatched. An event type equal to the previous one reuses its string.
 struct SSEParser: Sendable {
     /// Largest line accepted, in bytes; a longer one fails the stream.
     let maximumLineBytes: Int
     /// Largest event data accepted, in bytes.
     let maximumEventBytes: Int
 
-    private var line: [UInt8] = []
+    /// The start of a line that continues in the next chunk.
+    private var partialLine: [UInt8] = []
     private var pendingCR = false
     private var sawFirstLine = false
-    private var eventType = ""
-    private var data: [String] = []
-    private var dataBytes = 0
+    /// The `event:` field of the event being built; nil when absent.
+    private var eventType: String?
+    /// The previous event type, reused when the next one has the same bytes.
+    private var lastEventType = ""
+    /// The `data:` lines of the event being built, joined with LF.
+    private var data: [UInt8] = []
+    private var hasData = false
     private var lastEventID: String?
     private var retry: Int?
     /// Number of comment lines seen (keep-alives), for idle accounting and tests.
@@ -37,21 +47,12 @@ struct SSEParser: Sendable {
     /// Feeds bytes and returns the events they complete. Throws ``Failure`` past a cap.
     mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws -> [SSEEvent] where Bytes.Element == UInt8 {
         var events: [SSEEvent] = []
-        for byte in bytes {
-            if pendingCR {
-                pendingCR = false
-                if byte == Wire.lf { continue }
-            }
-            switch byte {
-            case Wire.cr:
-                pendingCR = true
-                try endLine(into: &events)
-            case Wire.lf:
-                try endLine(into: &events)
-            default:
-                line.append(byte)
-                if line.count > maximumLineBytes { throw Failure.tooLarge(maximumLineBytes) }
-            }
+        let handled: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
+            try feed(UnsafeRawBufferPointer(buffer), into: &events)
+        }
+        if handled == nil {
+            let copy = Array(bytes)
+            try copy.withUnsafeBytes { try feed($0, into: &events) }
         }
         return events
     }
@@ -59,58 +60,108 @@ struct SSEParser: Sendable {
     /// Ends the stream: a pending line and a pending event are dispatched.
     mutating func finish() throws -> [SSEEvent] {
         var events: [SSEEvent] = []
-        if !line.isEmpty { try endLine(into: &events) }
+        if !partialLine.isEmpty {
+            let line = partialLine
+            partialLine.removeAll()
+            try line.withUnsafeBytes { try endLine($0, into: &events) }
+        }
         if let event = dispatch() { events.append(event) }
         pendingCR = false
         return events
     }
 
-    private mutating func endLine(into events: inout [SSEEvent]) throws {
-        var bytes = line[...]
-        line.removeAll(keepingCapacity: true)
+    private mutating func feed(_ chunk: UnsafeRawBufferPointer, into events: inout [SSEEvent]) throws {
+        var start = 0
+        let count = chunk.count
+        if pendingCR, count > 0 {
+            pendingCR = false
+            if chunk[0] == Wire.lf { start = 1 }
+        }
+        var index = start
+        while index < count {
+            let byte = chunk[index]
+            guard byte == Wire.lf || byte == Wire.cr else {
+                index += 1
+                continue
+            }
+            let line = UnsafeRawBufferPointer(rebasing: chunk[start..<index])
+            if partialLine.isEmpty {
+                try endLine(line, into: &events)
+            } else {
+                try appendPartial(line)
+                let joined = partialLine
+                partialLine.removeAll(keepingCapacity: true)
+                try joined.withUnsafeBytes { try endLine($0, into: &events) }
+            }
+            index += 1
+            if byte == Wire.cr {
+                if index == count {
+                    pendingCR = true
+                } else if chunk[index] == Wire.lf {
+                    index += 1
+                }
+            }
+            start = index
+        }
+        if start < count { try appendPartial(UnsafeRawBufferPointer(rebasing: chunk[start..<count])) }
+    }
+
+    private mutating func appendPartial(_ bytes: UnsafeRawBufferPointer) throws {
+        guard partialLine.count + bytes.count <= maximumLineBytes else { throw Failure.tooLarge(maximumLineBytes) }
+        partialLine.append(contentsOf: bytes)
+    }
+
+    private mutating func endLine(_ line: UnsafeRawBufferPointer, into events: inout [SSEEvent]) throws {
+        guard line.count <= maximumLineBytes else { throw Failure.tooLarge(maximumLineBytes) }
+        var bytes = line
         if !sawFirstLine {
             sawFirstLine = true
-            if bytes.starts(with: Wire.bom) { bytes = bytes.dropFirst(3) }
+            if bytes.starts(with: Wire.bom) { bytes = UnsafeRawBufferPointer(rebasing: bytes[3...]) }
         }
         if bytes.isEmpty {
             if let event = dispatch() { events.append(event) }
             return
         }
-        if bytes.first == Wire.colon {
+        if bytes[0] == Wire.colon {
             commentCount += 1
             return
         }
-        let field: String
-        var value: Substring = ""
+        var field = bytes
+        var value = UnsafeRawBufferPointer(start: nil, count: 0)
         if let colon = bytes.firstIndex(of: Wire.colon) {
-            field = String(decoding: bytes[..<colon], as: UTF8.self)
-            var valueBytes = bytes[(colon + 1)...]
-            if valueBytes.first == Wire.space { valueBytes = valueBytes.dropFirst() }
-            value = Substring(String(decoding: valueBytes, as: UTF8.self))
-        } else {
-            field = String(decoding: bytes, as: UTF8.self)
+            field = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
+            var valueStart = colon + 1
+            if valueStart < bytes.count, bytes[valueStart] == Wire.space { valueStart += 1 }
+            value = UnsafeRawBufferPointer(rebasing: bytes[valueStart...])
         }
-        switch field {
-        case "event": eventType = String(value)
-        case "data":
-            dataBytes += value.utf8.count + 1
-            if dataBytes > maximumEventBytes { throw Failure.tooLarge(maximumEventBytes) }
-            data.append(String(value))
-        case "id" where !value.contains("\0"): lastEventID = String(value)
-        case "retry" where !value.isEmpty && value.utf8.allSatisfy({ (0x30...0x39).contains($0) }): retry = Int(value)
-        default: break
+        if field.elementsEqual(Wire.data) {
+            let added = value.count + (hasData ? 1 : 0)
+            guard data.count + added <= maximumEventBytes else { throw Failure.tooLarge(maximumEventBytes) }
+            if hasData { data.append(Wire.lf) }
+            data.append(contentsOf: value)
+            hasData = true
+        } else if field.elementsEqual(Wire.event) {
+            eventType = lastEventType.utf8.elementsEqual(value) ? lastEventType : String(decoding: value, as: UTF8.self)
+        } else if field.elementsEqual(Wire.id) {
+            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+        } else if field.elementsEqual(Wire.retry) {
+            if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }) {
+                retry = Int(String(decoding: value, as: UTF8.self))
+            }
         }
     }
 
     private mutating func dispatch() -> SSEEvent? {
         defer {
-            eventType = ""
-            data.removeAll()
-            dataBytes = 0
+            eventType = nil
+            data.removeAll(keepingCapacity: data.capacity <= Wire.keptDataCapacity)
+            hasData = false
             retry = nil
         }
-        guard !data.isEmpty else { return nil }
-        return SSEEvent(type: eventType.isEmpty ? "message" : eventType, data: data.joined(separator: "\n"), id: lastEventID, retry: retry)
+        guard hasData else { return nil }
+        let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? Wire.message
+        lastEventType = type
+        return SSEEvent(type: type, data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: retry)
     }
 
     private enum Wire {
@@ -119,5 +170,12 @@ struct SSEParser: Sendable {
         static let colon: UInt8 = 0x3A
         static let space: UInt8 = 0x20
         static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        static let data = Array("data".utf8)
+        static let event = Array("event".utf8)
+        static let id = Array("id".utf8)
+        static let retry = Array("retry".utf8)
+        static let message = "message"
+        /// Data buffer capacity kept between events; a buffer grown past it by one huge event is freed.
+        static let keptDataCapacity = 64 << 10
     }
 }
