@@ -95,6 +95,10 @@ extension ChappieEmulator {
         await services.refreshFaults.enqueue(fault, accountID: accountID)
     }
 
+    /// TCP connections accepted so far, all routes together: a client that reuses keep-alive
+    /// connections opens fewer connections than it sends requests.
+    public var connectionsAccepted: Int { listener.connectionsAccepted }
+
     /// Number of successful `refresh_token` grants served so far.
     public var refreshGrantsServed: Int {
         get async { await services.tokens.refreshGrantsServed }

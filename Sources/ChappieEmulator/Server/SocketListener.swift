@@ -18,6 +18,7 @@ final class SocketListener: Sendable {
     private struct State {
         var stopping = false
         var connections = Set<Int32>()
+        var accepted = 0
     }
 
     /// The bound port.
@@ -26,6 +27,9 @@ final class SocketListener: Sendable {
     private let handler: Handler
     private let state = LockedBox(State())
     private let threads = DispatchGroup()
+
+    /// TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests).
+    var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
     /// Binds `127.0.0.1:port` (0 picks a free port) and starts accepting.
     init(port: Int, handler: @escaping Handler) throws(ChappieEmulator.StartError) {
@@ -128,6 +132,7 @@ final class SocketListener: Sendable {
             let admitted = state.withLock { state -> Bool in
                 guard !state.stopping else { return false }
                 state.connections.insert(client)
+                state.accepted += 1
                 return true
             }
             guard admitted else {

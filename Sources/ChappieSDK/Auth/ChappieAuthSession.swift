@@ -38,6 +38,7 @@ public final class ChappieAuthSession {
     /// The configuration this session signs in for.
     public nonisolated let configuration: ChappieConfiguration
     private let manager: CredentialManager
+    private let credentialContext: CredentialContext
     private let flow: DeviceCodeFlow
     private var signInTask: Task<Void, any Error>?
     private var observers: [UUID: AsyncStream<ChappieAuthSessionSnapshot>.Continuation] = [:]
@@ -56,7 +57,8 @@ public final class ChappieAuthSession {
 
     init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource) {
         self.configuration = configuration
-        manager = CredentialManager.shared(for: configuration, transport: transport, time: timeSource)
+        manager = CredentialManager.shared(for: configuration)
+        credentialContext = CredentialContext(configuration: configuration, transport: transport, time: timeSource)
         flow = DeviceCodeFlow(endpoints: configuration.endpoints, transport: transport, time: timeSource)
         initialLoad = Task { [weak self] in await self?.observeManager() }
     }
@@ -148,7 +150,7 @@ public final class ChappieAuthSession {
     public func signOut() async throws {
         cancelSignIn()
         do {
-            try await manager.signOut()
+            try await manager.signOut(credentialContext)
         } catch let error as ChappieAuthError {
             lastError = error
             throw error

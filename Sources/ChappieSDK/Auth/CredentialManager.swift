@@ -1,53 +1,71 @@
 import Foundation
 
-/// Owns the credential of one (store, service, account): loads it, refreshes it before it
-/// expires and after a 401, persists rotated tokens before anyone uses them, and reports
-/// status changes. One instance per slot in the process, shared by auth sessions and clients
-/// built from the same configuration (DESIGN §3).
+/// The credential owner of one slot (store, service, account, issuer): loads the credential,
+/// refreshes it before it expires and after a 401, persists rotated tokens before anyone uses
+/// them, and reports status changes. All auth sessions and clients of one slot in a process share
+/// one owner (DESIGN §3, §4); the registry holds owners weakly, so an owner is released when no
+/// session or client uses it any more.
+///
+/// The owner keeps nothing that belongs to a caller: every call that may reach the token endpoint
+/// takes the caller's ``CredentialContext`` (transport, clock, logger). A refresh runs as one
+/// flight that concurrent callers join; the flight started by the first caller uses its context.
+///
+/// Ordering rules:
+/// - Each refresh flight has an id; a finished or cancelled flight only ever clears itself, never
+///   a newer one.
+/// - Sign-out wins over a refresh in flight: the sign-out epoch moves first, and a flight that
+///   comes back after it drops its tokens (revoking the new refresh token, best effort) instead of
+///   saving them. Saves and deletes of the store run one at a time, in order, so a save already
+///   under way finishes before the sign-out's delete.
 actor CredentialManager {
     private let store: any ChappieCredentialStore
     private let key: ChappieCredentialKey
-    private let tokenEndpoint: TokenEndpoint
-    private let time: ChappieTimeSource
-    private let logger: Logger
 
     private var credential: ChappieCredential?
     private var loaded = false
     private var generation = 0
-    private var refreshFlight: Task<ChappieCredential, any Error>?
+    private var refreshFlight: (id: Int, task: Task<ChappieCredential, any Error>)?
+    private var flightCount = 0
     /// A terminal refresh failure for the refresh token that caused it: later calls fail at once
     /// until the stored credential changes.
     private var terminalFailure: (refreshToken: String?, reason: String)?
     private var observers: [UUID: AsyncStream<CredentialStatus>.Continuation] = [:]
     /// Sign-outs of this slot so far in this process, and the requests waiting for the next one.
     private var signOuts = 0
+    /// Moves on every sign-out and sign-in: a refresh flight started under an older epoch never
+    /// saves its tokens.
+    private var epoch = 0
     private var signOutWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// One store write (save or delete) at a time, in call order.
+    private var storeWriteInProgress = false
+    private var storeWriteWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Refresh when the access token expires within this many seconds.
     static let refreshSkew: TimeInterval = 5 * 60
 
-    private static let registry = LockedBox<[String: CredentialManager]>([:])
+    private static let registry = LockedBox<[String: WeakOwner]>([:])
 
-    /// The manager for `configuration`'s slot, created on first use.
-    static func shared(for configuration: ChappieConfiguration, transport: any HTTPTransport, time: ChappieTimeSource) -> CredentialManager {
-        let name = "\(configuration.credentialStore.identity)\u{0}\(configuration.keychainService)\u{0}\(configuration.keychainAccount)\u{0}\(configuration.endpoints.authIssuer.absoluteString)"
-        return registry.withLock { managers in
-            if let existing = managers[name] { return existing }
-            let manager = CredentialManager(store: configuration.credentialStore, key: configuration.credentialKey,
-                                            tokenEndpoint: TokenEndpoint(endpoints: configuration.endpoints, transport: transport),
-                                            time: time, logger: configuration.logger)
-            managers[name] = manager
-            return manager
+    /// A registry entry that does not keep its owner alive.
+    private struct WeakOwner {
+        weak var owner: CredentialManager?
+    }
+
+    /// The owner of `configuration`'s slot, created on first use and shared while anyone holds it.
+    static func shared(for configuration: ChappieConfiguration) -> CredentialManager {
+        let name = [configuration.credentialStore.identity, configuration.keychainService, configuration.keychainAccount,
+                    configuration.endpoints.authIssuer.absoluteString].joined(separator: "\u{0}")
+        return registry.withLock { owners in
+            if let existing = owners[name]?.owner { return existing }
+            owners = owners.filter { $0.value.owner != nil }
+            let owner = CredentialManager(store: configuration.credentialStore, key: configuration.credentialKey)
+            owners[name] = WeakOwner(owner: owner)
+            return owner
         }
     }
 
-    init(store: any ChappieCredentialStore, key: ChappieCredentialKey, tokenEndpoint: TokenEndpoint, time: ChappieTimeSource,
-         logger: Logger = .silent) {
-        self.logger = logger
+    init(store: any ChappieCredentialStore, key: ChappieCredentialKey) {
         self.store = store
         self.key = key
-        self.tokenEndpoint = tokenEndpoint
-        self.time = time
     }
 
     /// A stream of status changes, starting with the current status.
@@ -96,38 +114,43 @@ actor CredentialManager {
 
     /// Stores a freshly signed-in credential (persist before publish).
     func adopt(_ newCredential: ChappieCredential) async throws {
-        do { try await store.saveCredential(newCredential, for: key) }
-        catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        epoch += 1
+        cancelRefreshFlight()
+        try await writingStore {
+            do { try await store.saveCredential(newCredential, for: key) }
+            catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        }
         credential = newCredential
         loaded = true
         generation += 1
         terminalFailure = nil
-        refreshFlight?.cancel()
-        refreshFlight = nil
         publish(.signedIn(newCredential.accountInfo))
     }
 
-    /// Revokes (best effort) and deletes this slot's credential.
-    func signOut() async throws {
+    /// Revokes (best effort, through `context`) and deletes this slot's credential. A refresh in
+    /// flight is dropped: its tokens are never saved.
+    func signOut(_ context: CredentialContext) async throws {
         let old = try? await loadIfNeeded()
-        refreshFlight?.cancel()
-        refreshFlight = nil
-        do { try await store.deleteCredential(for: key) }
-        catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        signOuts += 1
+        epoch += 1
+        cancelRefreshFlight()
+        let waiters = signOutWaiters.values
+        signOutWaiters.removeAll()
+        waiters.forEach { $0.resume() }
+        try await writingStore {
+            do { try await store.deleteCredential(for: key) }
+            catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        }
         credential = nil
         loaded = true
         generation += 1
         terminalFailure = nil
-        signOuts += 1
-        let waiters = signOutWaiters.values
-        signOutWaiters.removeAll()
-        waiters.forEach { $0.resume() }
         publish(.signedOut)
         if let old {
             if let refreshToken = old.refreshToken {
-                await tokenEndpoint.revoke(token: refreshToken, hint: "refresh_token")
+                await context.tokenEndpoint.revoke(token: refreshToken, hint: "refresh_token")
             } else {
-                await tokenEndpoint.revoke(token: old.accessToken, hint: "access_token")
+                await context.tokenEndpoint.revoke(token: old.accessToken, hint: "access_token")
             }
         }
     }
@@ -153,21 +176,23 @@ actor CredentialManager {
         signOutWaiters.removeValue(forKey: id)?.resume()
     }
 
-    /// A valid authorization for a request, refreshing first when the access token expires within
-    /// ``refreshSkew``. Throws ``ChappieClientError``.
-    func authorization() async throws -> Authorization {
+    /// A valid authorization for a request, refreshing first (through `context`) when the access
+    /// token expires within ``refreshSkew``. Throws ``ChappieClientError``.
+    func authorization(_ context: CredentialContext) async throws -> Authorization {
         guard let current = try await loadIfNeeded() else { throw ChappieClientError.missingCredential }
         if let failure = terminalFailure, failure.refreshToken == current.refreshToken {
             throw ChappieClientError.reauthenticationRequired(failure.reason)
         }
-        let now = time.now()
+        let now = context.time.now()
         if let expiry = current.accessTokenExpiresAt, expiry.timeIntervalSince(now) < Self.refreshSkew {
             do {
-                let refreshed = try await refresh(rejecting: current)
+                let refreshed = try await refresh(rejecting: current, context)
                 return try authorization(for: refreshed)
             } catch let error as ChappieClientError {
                 // A failed proactive refresh keeps using a token that is still valid.
-                if case .network = error, expiry > now { return try authorization(for: current) }
+                if case .network = error, expiry > now, credential?.accessToken == current.accessToken {
+                    return try authorization(for: current)
+                }
                 throw error
             }
         }
@@ -176,12 +201,12 @@ actor CredentialManager {
 
     /// Called after the backend answered 401 to `rejected`: refreshes (once for all callers) unless
     /// a newer token already exists, and returns the authorization to retry with.
-    func recoverFromUnauthorized(rejected: Authorization) async throws -> Authorization {
+    func recoverFromUnauthorized(rejected: Authorization, _ context: CredentialContext) async throws -> Authorization {
         if rejected.generation < generation, let current = credential {
             return try authorization(for: current)
         }
         guard let current = try await loadIfNeeded() else { throw ChappieClientError.missingCredential }
-        let refreshed = try await refresh(rejecting: current)
+        let refreshed = try await refresh(rejecting: current, context)
         return try authorization(for: refreshed)
     }
 
@@ -191,28 +216,45 @@ actor CredentialManager {
     }
 
     /// One refresh flight at a time; concurrent callers join it.
-    private func refresh(rejecting stale: ChappieCredential) async throws -> ChappieCredential {
-        if let flight = refreshFlight { return try await flight.value }
+    private func refresh(rejecting stale: ChappieCredential, _ context: CredentialContext) async throws -> ChappieCredential {
+        if let flight = refreshFlight { return try await flight.task.value }
         if let current = credential, current.accessToken != stale.accessToken { return current }
-        let flight = Task { try await self.performRefresh(of: stale) }
-        refreshFlight = flight
-        defer { refreshFlight = nil }
-        return try await flight.value
+        flightCount += 1
+        let id = flightCount
+        let flightEpoch = epoch
+        let task = Task { try await self.performRefresh(of: stale, epoch: flightEpoch, context) }
+        refreshFlight = (id, task)
+        defer { if refreshFlight?.id == id { refreshFlight = nil } }
+        do {
+            return try await task.value
+        } catch {
+            // A flight cut short by a sign-out or a new sign-in: report the slot's state instead.
+            guard epoch != flightEpoch else { throw error }
+            try Task.checkCancellation()
+            if let current = credential { return current }
+            throw ChappieClientError.missingCredential
+        }
     }
 
-    private func performRefresh(of stale: ChappieCredential) async throws -> ChappieCredential {
+    private func cancelRefreshFlight() {
+        refreshFlight?.task.cancel()
+        refreshFlight = nil
+    }
+
+    private func performRefresh(of stale: ChappieCredential, epoch: Int, _ context: CredentialContext) async throws -> ChappieCredential {
         // Under the store's cross-process lock, re-read the store first: another process may
         // already have rotated the tokens, and its newer credential must be adopted, not
         // overwritten, and its spent refresh token not spent again.
         try await store.withRefreshLock(for: key) {
-            try await self.refreshHoldingLock(stale)
+            try await self.refreshHoldingLock(stale, epoch: epoch, context)
         }
     }
 
-    private func refreshHoldingLock(_ stale: ChappieCredential) async throws -> ChappieCredential {
+    private func refreshHoldingLock(_ stale: ChappieCredential, epoch: Int, _ context: CredentialContext) async throws -> ChappieCredential {
         let stored: ChappieCredential?
         do { stored = try await store.loadCredential(for: key) }
         catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        try requireNoSignOut(since: epoch)
         guard let stored else {
             credential = nil
             publish(.signedOut)
@@ -226,25 +268,26 @@ actor CredentialManager {
             }
             credential = stored
             generation += 1
-            if let expiry = stored.accessTokenExpiresAt, expiry.timeIntervalSince(time.now()) >= Self.refreshSkew {
+            if let expiry = stored.accessTokenExpiresAt, expiry.timeIntervalSince(context.time.now()) >= Self.refreshSkew {
                 return stored
             }
-            return try await spendRefreshToken(of: stored)
+            return try await spendRefreshToken(of: stored, epoch: epoch, context)
         }
-        return try await spendRefreshToken(of: stale)
+        return try await spendRefreshToken(of: stale, epoch: epoch, context)
     }
 
-    private func spendRefreshToken(of current: ChappieCredential) async throws -> ChappieCredential {
+    private func spendRefreshToken(of current: ChappieCredential, epoch: Int, _ context: CredentialContext) async throws -> ChappieCredential {
         guard let refreshToken = current.refreshToken, !refreshToken.isEmpty else {
             markTerminal(refreshToken: nil, reason: "the saved sign-in has no refresh token")
             throw ChappieClientError.missingRefreshToken
         }
         let tokens: TokenResponse
-        logger(.debug, "refresh.started", ["slot": key.description])
+        context.logger(.debug, "refresh.started", ["slot": key.description])
         do {
-            tokens = try await tokenEndpoint.refresh(refreshToken: refreshToken)
+            tokens = try await context.tokenEndpoint.refresh(refreshToken: refreshToken)
         } catch let failure as RefreshFailure {
-            logger(.warning, "refresh.failed", ["slot": key.description, "kind": "\(failure)"])
+            context.logger(.warning, "refresh.failed", ["slot": key.description, "kind": "\(failure)"])
+            try requireNoSignOut(since: epoch)
             switch failure {
             case .terminal(let status, let code):
                 let reason = "the sign-in server refused to renew the session (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
@@ -254,19 +297,46 @@ actor CredentialManager {
                 throw ChappieClientError.network("could not renew the session: \(message)", mayHaveReachedServer: true)
             }
         }
-        let refreshed = current.refreshed(with: tokens, at: time.now())
+        let refreshed = current.refreshed(with: tokens, at: context.time.now())
+        guard self.epoch == epoch else {
+            // Signed out while the token endpoint answered: the new tokens are dropped, never saved.
+            if let newRefreshToken = tokens.refreshToken { await context.tokenEndpoint.revoke(token: newRefreshToken, hint: "refresh_token") }
+            throw ChappieClientError.missingCredential
+        }
         if let newAccount = refreshed.accountID, let oldAccount = current.accountID, newAccount != oldAccount {
             let reason = "the renewed sign-in belongs to a different account"
             markTerminal(refreshToken: refreshToken, reason: reason)
             throw ChappieClientError.reauthenticationRequired(reason)
         }
         // Persist before publish: a rotated refresh token that is not saved is lost for good.
-        do { try await store.saveCredential(refreshed, for: key) }
-        catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        try await writingStore {
+            try requireNoSignOut(since: epoch)
+            do { try await store.saveCredential(refreshed, for: key) }
+            catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        }
         credential = refreshed
         generation += 1
-        logger(.info, "refresh.succeeded", ["slot": key.description, "generation": "\(generation)"])
+        context.logger(.info, "refresh.succeeded", ["slot": key.description, "generation": "\(generation)"])
         return refreshed
+    }
+
+    /// Throws ``ChappieClientError/missingCredential`` when the slot was signed out (or signed in
+    /// anew) after `epoch`.
+    private func requireNoSignOut(since epoch: Int) throws {
+        if self.epoch != epoch { throw ChappieClientError.missingCredential }
+    }
+
+    /// Runs `write` (a save or a delete) after every earlier write has finished.
+    private func writingStore(_ write: () async throws -> Void) async throws {
+        if storeWriteInProgress {
+            await withCheckedContinuation { storeWriteWaiters.append($0) }
+        } else {
+            storeWriteInProgress = true
+        }
+        defer {
+            if storeWriteWaiters.isEmpty { storeWriteInProgress = false } else { storeWriteWaiters.removeFirst().resume() }
+        }
+        try await write()
     }
 
     private func markTerminal(refreshToken: String?, reason: String) {
@@ -285,5 +355,30 @@ actor CredentialManager {
         } catch {
             throw ChappieClientError.credentialStore(Redaction.clean("\(error)"))
         }
+    }
+}
+
+/// What a call to the credential owner brings from its caller: the token endpoint (over the
+/// caller's transport), the caller's clock and logger. Nothing of it is kept by the owner.
+struct CredentialContext: Sendable {
+    /// The issuer's token endpoint over the caller's transport.
+    let tokenEndpoint: TokenEndpoint
+    /// The caller's clock (expiry checks, the time a refreshed token was obtained).
+    let time: ChappieTimeSource
+    /// The caller's logger.
+    let logger: Logger
+
+    /// The context of a caller built from `configuration`, sending through `transport`.
+    init(configuration: ChappieConfiguration, transport: any HTTPTransport, time: ChappieTimeSource) {
+        tokenEndpoint = TokenEndpoint(endpoints: configuration.endpoints, transport: transport)
+        self.time = time
+        logger = configuration.logger
+    }
+
+    /// A context from its parts (tests).
+    init(tokenEndpoint: TokenEndpoint, time: ChappieTimeSource, logger: Logger = .silent) {
+        self.tokenEndpoint = tokenEndpoint
+        self.time = time
+        self.logger = logger
     }
 }

@@ -4,8 +4,14 @@ import Foundation
 /// lists models and reads usage. It keeps a private transcript and thread id for its lifetime and
 /// sends the full transcript, behind the harness, with every turn.
 ///
-/// Every network call refreshes the credential first when needed and retries once after a 401.
-/// Turns run one at a time in call order.
+/// Every network call goes through one request pipeline (DESIGN §4): the credential is refreshed
+/// first when needed and once after a 401, a 429 waits per the back-off policy, and 5xx and
+/// network failures are retried a bounded number of times while nothing has been shown. The
+/// client owns one `URLSession`, so turns reuse keep-alive connections.
+///
+/// Turns run one at a time in call order. Context changes (``clearContext()``,
+/// ``resumeContext(_:)``, ``compactContext(summary:keepingLast:)``, ``selectModel(_:)``) made while a
+/// turn runs take effect after it, in call order, and the finishing turn never overwrites them.
 public actor ChappieClient {
     /// The default model slug, `gpt-5.5`.
     public static let defaultModel = "gpt-5.5"
@@ -18,15 +24,19 @@ public actor ChappieClient {
     /// Host tools by name.
     private var tools: [String: ChappieHostTool]
     private var approvalHandler: ChappieToolApprovalHandler?
-    private let transport: any HTTPTransport
+    private let pipeline: RequestPipeline
     private let webSockets: any WebSocketConnector
     private let streaming = StreamingTransportState()
-    private let credentials: CredentialManager
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
     private var modelCatalog: ModelCatalogCache?
     private var turnInProgress = false
     private var turnWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Context changes asked for from inside the running turn (a tool handler): applied after it.
+    private var deferredChanges: [@Sendable (inout ChappieClientContext, Date) -> Void] = []
+
+    /// The client whose turn the current task runs in (tool handlers run inside their turn).
+    @TaskLocal private static var runningTurnOf: ObjectIdentifier?
 
     /// Creates a client; prefer ``Chappie/client(configuration:harness:rateLimitBackoff:streamingTransportPolicy:)``.
     public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
@@ -43,9 +53,9 @@ public actor ChappieClient {
         harness = configuration.harness
         self.tools = Dictionary(tools.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         approvalHandler = toolApprovalHandler
-        self.transport = transport
         time = timeSource
-        credentials = CredentialManager.shared(for: configuration, transport: transport, time: timeSource)
+        pipeline = RequestPipeline(configuration: configuration, transport: transport, credentials: CredentialManager.shared(for: configuration),
+                                   time: timeSource)
         let now = timeSource.now()
         state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
                                      model: configuration.model, transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
@@ -90,21 +100,16 @@ public actor ChappieClient {
         }
     }
 
+    /// A stream whose events come from `body`, run in its own task; a consumer that falls behind
+    /// gets consecutive text deltas merged (``EventChannel``), so it never costs more memory than
+    /// the text it has not read.
     private nonisolated func makeStream(
         _ body: @escaping @Sendable (ChappieClient, @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse
     ) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ChappieStreamEvent, any Error>.makeStream()
-        let task = Task {
-            do {
-                let response = try await body(self) { continuation.yield($0) }
-                continuation.yield(.completed(response))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+        EventChannel.stream { channel in
+            let response = try await body(self) { channel.send($0) }
+            channel.send(.completed(response))
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     private func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
@@ -112,6 +117,17 @@ public actor ChappieClient {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
+        return try await Self.$runningTurnOf.withValue(ObjectIdentifier(self)) {
+            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, emit: emit)
+        }
+    }
+
+    /// The rounds of one turn: a request, then the host tools it calls, until a reply without
+    /// tool calls. The transcript becomes the client's when the turn completes; when it fails or
+    /// is cancelled after text was shown, the turn so far and the shown text (an assistant
+    /// message marked ``ChappieInputMessage/isPartial``) are kept too.
+    private func runRounds(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
+                           options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
@@ -126,8 +142,18 @@ public actor ChappieClient {
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
                                             reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
-            let (response, head) = try await endingOnSignOut {
-                try await runner.runReportingHead(body: json, sessionID: sessionID, emit: emit)
+            let response: ChappieResponse
+            let head: HTTPResponseHead
+            do {
+                (response, head) = try await endingOnSignOut {
+                    try await runner.runReportingHead(body: json, sessionID: sessionID, emit: emit)
+                }
+            } catch let interruption as TurnInterruption {
+                if !interruption.shownText.isEmpty {
+                    transcript.append(.message(ChappieInputMessage(role: .assistant, text: interruption.shownText, isPartial: true)))
+                    commit(transcript)
+                }
+                throw interruption.error
             }
             if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
                 modelCatalog = nil
@@ -135,8 +161,7 @@ public actor ChappieClient {
             transcript += response.items.compactMap(ChappieTranscriptItem.fromOutputItem)
             let calls = response.items.compactMap { $0["type"] == "function_call" ? ChappieFunctionCall(outputItem: $0) : nil }
             guard !calls.isEmpty else {
-                state.transcript = transcript
-                state.updatedAt = time.now()
+                commit(transcript)
                 return response
             }
             rounds += 1
@@ -144,6 +169,12 @@ public actor ChappieClient {
             let results = try await executor.execute(calls, emit: emit)
             transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
         }
+    }
+
+    /// Makes `transcript` the conversation's.
+    private func commit(_ transcript: [ChappieTranscriptItem]) {
+        state.transcript = transcript
+        state.updatedAt = time.now()
     }
 
     /// Runs one request, stopping it when the account signs out meanwhile (in this process, by any
@@ -192,10 +223,8 @@ public actor ChappieClient {
     }
 
     private var runner: ResponseTurnRunner {
-        ResponseTurnRunner(transport: transport, credentials: credentials, endpoints: configuration.endpoints,
-                           originator: configuration.originator, idleTimeout: configuration.streamIdleTimeout,
-                           backoff: configuration.rateLimitBackoff, time: time, logger: configuration.logger,
-                           policy: configuration.streamingTransportPolicy, streaming: streaming, webSockets: webSockets)
+        ResponseTurnRunner(pipeline: pipeline, transportPolicy: configuration.streamingTransportPolicy, streaming: streaming,
+                           webSockets: webSockets)
     }
 
     /// Waits until no other turn runs; turns start in call order.
@@ -207,9 +236,31 @@ public actor ChappieClient {
         }
     }
 
-    /// Hands the turn to the next waiter, or marks the client idle.
+    /// Applies the context changes asked for during the turn, then hands the turn to the next
+    /// waiter, or marks the client idle.
     private func leaveTurn() {
+        if !deferredChanges.isEmpty {
+            let now = time.now()
+            for change in deferredChanges { change(&state, now) }
+            deferredChanges.removeAll()
+        }
         if turnWaiters.isEmpty { turnInProgress = false } else { turnWaiters.removeFirst().resume() }
+    }
+
+    /// Changes the context once no turn runs (in call order with turns), and returns it. Called
+    /// from inside this client's own turn (a tool handler), the change is queued for the end of
+    /// that turn instead of waiting for it, and the context it will produce is returned.
+    private func changeContext(_ change: @escaping @Sendable (inout ChappieClientContext, Date) -> Void) async -> ChappieClientContext {
+        if Self.runningTurnOf == ObjectIdentifier(self) {
+            deferredChanges.append(change)
+            var projected = state
+            change(&projected, time.now())
+            return projected
+        }
+        await enterTurn()
+        defer { leaveTurn() }
+        change(&state, time.now())
+        return state
     }
 
     // MARK: Context
@@ -218,32 +269,37 @@ public actor ChappieClient {
     public func context() -> ChappieClientContext { state }
 
     /// Starts a new conversation: empty transcript, no summary, a new thread id (prompt cache
-    /// key); the session id and model are kept. Returns the new context.
+    /// key); the session id and model are kept. A turn running meanwhile finishes first. Returns
+    /// the new context.
     @discardableResult
-    public func clearContext() -> ChappieClientContext {
-        let now = time.now()
-        state = ChappieClientContext(sessionID: state.sessionID, threadID: UUID().uuidString.lowercased(), model: state.model,
-                                     transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
-        return state
+    public func clearContext() async -> ChappieClientContext {
+        await changeContext { state, now in
+            state = ChappieClientContext(sessionID: state.sessionID, threadID: UUID().uuidString.lowercased(), model: state.model,
+                                         transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+        }
     }
 
     /// Adopts a saved context (its session id, thread id, model, messages and summary); later
-    /// turns continue that conversation. Returns the adopted context.
+    /// turns continue that conversation. A turn running meanwhile finishes first. Returns the
+    /// adopted context.
     @discardableResult
-    public func resumeContext(_ context: ChappieClientContext) -> ChappieClientContext {
-        state = context
-        state.updatedAt = time.now()
-        return state
+    public func resumeContext(_ context: ChappieClientContext) async -> ChappieClientContext {
+        await changeContext { state, now in
+            state = context
+            state.updatedAt = now
+        }
     }
 
     /// Replaces the transcript with `summary` (sent as a system message ahead of later messages)
-    /// and keeps the last `keepingLast` messages. Returns the new context.
+    /// and keeps the last `keepingLast` messages. A turn running meanwhile finishes first.
+    /// Returns the new context.
     @discardableResult
-    public func compactContext(summary: String, keepingLast: Int = 0) -> ChappieClientContext {
-        state.compactedSummary = summary
-        state.transcript = Array(state.transcript.suffix(max(0, keepingLast)))
-        state.updatedAt = time.now()
-        return state
+    public func compactContext(summary: String, keepingLast: Int = 0) async -> ChappieClientContext {
+        await changeContext { state, now in
+            state.compactedSummary = summary
+            state.transcript = Array(state.transcript.suffix(max(0, keepingLast)))
+            state.updatedAt = now
+        }
     }
 
     /// Lets the model compact the conversation: the backend's remote compaction
@@ -261,7 +317,8 @@ public actor ChappieClient {
             "parallel_tool_calls": .bool(!declaredTools.isEmpty),
         ]
         do {
-            let data = try await authorizedRequest(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8))
+            let data = try await pipeline.sendJSON(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
+                                                   sessionID: state.threadID).body
             guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
                 throw ChappieClientError.invalidResponse("the compaction answer has no output list")
             }
@@ -302,19 +359,21 @@ public actor ChappieClient {
         ChappieContextSize(usedTokens: state.estimatedTokens, contextWindow: contextWindow)
     }
 
-    /// Uses `model` for later turns. Returns the new context.
+    /// Uses `model` for later turns; a turn running meanwhile finishes with its model first.
+    /// Returns the new context.
     @discardableResult
-    public func selectModel(_ model: String) -> ChappieClientContext {
-        state.model = model
-        state.updatedAt = time.now()
-        return state
+    public func selectModel(_ model: String) async -> ChappieClientContext {
+        await changeContext { state, now in
+            state.model = model
+            state.updatedAt = now
+        }
     }
 
     // MARK: Account, models, usage
 
     /// Who is signed in, from the ID token claims. Throws ``ChappieClientError/missingCredential``.
     public func accountInfo() async throws -> ChappieAccountInfo {
-        try await credentials.accountInfo()
+        try await pipeline.credentials.accountInfo()
     }
 
     /// The live model catalog sorted by priority (best first). Entries the SDK cannot read are
@@ -331,7 +390,8 @@ public actor ChappieClient {
         }
         var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let (data, head) = try await authorizedRequestWithHead(method: "GET", url: components?.url ?? configuration.endpoints.models, body: nil)
+        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? configuration.endpoints.models, body: nil,
+                                                       sessionID: state.threadID)
         let root = try? ChappieJSONValue(jsonData: data)
         guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
             throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
@@ -369,42 +429,9 @@ public actor ChappieClient {
         try UsagePayload.snapshot(from: try await get(configuration.endpoints.usage))
     }
 
-    /// An authorized `GET` with the 401-refresh-retry rule; returns the body. Throws ``ChappieClientError``.
+    /// An authorized `GET` through the pipeline; returns the body. Throws ``ChappieClientError``.
     private func get(_ url: URL) async throws -> Data {
-        try await authorizedRequest(method: "GET", url: url, body: nil)
-    }
-
-    /// An authorized JSON request with the 401-refresh-retry rule; returns the body of a 2xx
-    /// answer. Throws ``ChappieClientError``.
-    private func authorizedRequest(method: String, url: URL, body: Data?) async throws -> Data {
-        try await authorizedRequestWithHead(method: method, url: url, body: body).body
-    }
-
-    /// ``authorizedRequest(method:url:body:)`` that also returns the response head.
-    private func authorizedRequestWithHead(method: String, url: URL, body: Data?) async throws -> (body: Data, head: HTTPResponseHead) {
-        var authorization = try await credentials.authorization()
-        var retried = false
-        while true {
-            let request = HTTPRequest(method: method, url: url,
-                                      headers: authorization.headers + runner.standardHeaders(sessionID: state.threadID, accept: "application/json"),
-                                      body: body, idleTimeout: 60)
-            let response: HTTPResponse
-            do {
-                response = try await transport.send(request, maximumBytes: 16 << 20)
-            } catch let error as TransportError {
-                throw ChappieClientError.network(error.message, mayHaveReachedServer: true)
-            }
-            if response.head.status == 401 && !retried {
-                retried = true
-                authorization = try await credentials.recoverFromUnauthorized(rejected: authorization)
-                continue
-            }
-            guard (200..<300).contains(response.head.status) else {
-                let error = ServerErrorBody(data: response.body, status: response.head.status)
-                throw ResponsesErrorMapping.http(status: response.head.status, error: error, usage: nil)
-            }
-            return (response.body, response.head)
-        }
+        try await pipeline.sendJSON(method: "GET", url: url, body: nil, sessionID: state.threadID).body
     }
 
     private enum Wire {

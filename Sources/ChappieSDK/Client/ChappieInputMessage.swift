@@ -36,12 +36,37 @@ public struct ChappieInputMessage: Sendable, Hashable, Codable {
     public var text: String
     /// Options for the turn this message starts.
     public var options: ChappieMessageOptions
+    /// True for an assistant reply cut short by a failure or a cancellation: the text that was
+    /// shown before it, kept in the conversation so the model sees what the user saw.
+    public var isPartial: Bool
 
     /// Creates a message.
-    public init(role: Role, text: String, options: ChappieMessageOptions = ChappieMessageOptions()) {
+    public init(role: Role, text: String, options: ChappieMessageOptions = ChappieMessageOptions(), isPartial: Bool = false) {
         self.role = role
         self.text = text
         self.options = options
+        self.isPartial = isPartial
+    }
+
+    private enum CodingKeys: String, CodingKey { case role, text, options, isPartial }
+
+    /// Decodes a message; `isPartial` may be absent (messages saved before it existed).
+    /// Throws `DecodingError` when `role`, `text` or `options` are missing or malformed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        role = try container.decode(Role.self, forKey: .role)
+        text = try container.decode(String.self, forKey: .text)
+        options = try container.decode(ChappieMessageOptions.self, forKey: .options)
+        isPartial = try container.decodeIfPresent(Bool.self, forKey: .isPartial) ?? false
+    }
+
+    /// Encodes the message; `isPartial` only when true, so complete messages encode as before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encode(text, forKey: .text)
+        try container.encode(options, forKey: .options)
+        if isPartial { try container.encode(true, forKey: .isPartial) }
     }
 
     /// A system message (sent to the backend with the `developer` role).

@@ -66,3 +66,19 @@ public enum ChappieStreamEvent: Sendable, Hashable {
     /// The response is complete.
     case completed(ChappieResponse)
 }
+
+extension ChappieStreamEvent: ChappieMergeableEvent {
+    /// Text and reasoning-summary deltas merge with their own kind when a consumer falls behind.
+    package var mergeableText: (kind: Int, text: String)? {
+        switch self {
+        case .textDelta(let text): (0, text)
+        case .reasoningSummaryDelta(let text): (1, text)
+        default: nil
+        }
+    }
+
+    /// The delta of `kind` (0 text, 1 reasoning summary).
+    package static func mergedText(kind: Int, text: String) -> ChappieStreamEvent {
+        kind == 0 ? .textDelta(text) : .reasoningSummaryDelta(text)
+    }
+}

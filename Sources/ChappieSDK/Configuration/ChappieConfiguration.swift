@@ -29,6 +29,10 @@ public struct ChappieConfiguration: Sendable {
     public var originator: String
     /// Seconds with no bytes from the server before a stream fails with an idle timeout.
     public var streamIdleTimeout: TimeInterval
+    /// Seconds from sending a request until the response head must arrive (connect, TLS, the
+    /// server's first answer); a server that accepts the connection and never answers fails
+    /// after this, not after ``streamIdleTimeout``. Default 30.
+    public var responseHeadTimeout: TimeInterval = 30
     /// Most tool-call rounds in one turn before ``ChappieClientError/toolLoopLimitExceeded(_:)``.
     public var maximumToolRounds: Int
     /// When true, a denied `.ask` tool call ends the turn with

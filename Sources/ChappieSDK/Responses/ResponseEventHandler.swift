@@ -10,6 +10,9 @@ struct ResponseEventHandler: Sendable {
     /// True once text was shown to the consumer for this response (in any attempt).
     var hasShownOutput: Bool { text.hasShown }
 
+    /// The text shown to the consumer so far for this response.
+    var shownText: String { String(decoding: text.shown, as: UTF8.self) }
+
     /// Starts a new attempt of the same response: its events are checked against what was shown.
     mutating func beginAttempt() {
         accumulator = ResponseAccumulator()
@@ -39,8 +42,13 @@ struct ResponseEventHandler: Sendable {
         case .incomplete(let reason):
             throw ChappieClientError.responseIncomplete(reason: reason)
         case .error(let status, let error):
-            if let status, status >= 400 { throw ResponsesErrorMapping.http(status: status, error: error, usage: nil) }
-            throw ResponsesErrorMapping.failed(error)
+            // Classified like an HTTP answer with that status. Before any text was shown, a
+            // retryable one (a 429, a 5xx, the WebSocket's connection limit) goes to the pipeline
+            // or the coordinator to retry; after, it ends the response.
+            guard let status, status >= 400 else { throw ResponsesErrorMapping.failed(error) }
+            let failure = BackendFailure.classify(status: status, error: error)
+            if hasShownOutput { throw failure.finalError }
+            throw failure
         case .rateLimits(let snapshot):
             emit(.usageLimits(snapshot))
         case .ignored:

@@ -34,6 +34,19 @@ struct ServerErrorBody: Sendable, Equatable {
         self.init(object: object, status: status)
     }
 
+    /// Parses an HTTP error answer: its body, and, when the body names no code, the base64 JSON of
+    /// an `x-error-json` header (`{"error":{"code":"token_expired"}}`, PROTOCOL §2.4).
+    init(data: Data, status: Int, headers: [String: String]) {
+        self.init(data: data, status: status)
+        if code == nil, let header = headers[Wire.errorJSONHeader],
+           let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)),
+           let object = (try? ChappieJSONValue(jsonData: decoded))?.objectValue {
+            let fromHeader = ServerErrorBody(object: object, status: status)
+            code = fromHeader.code
+            type = type ?? fromHeader.type
+        }
+    }
+
     /// Parses an already decoded error object (also used for `response.failed` and WebSocket `error`).
     init(object: [String: ChappieJSONValue], status: Int) {
         if let error = object[Wire.error]?.objectValue {
@@ -66,5 +79,6 @@ struct ServerErrorBody: Sendable, Equatable {
         static let msg = "msg"
         static let planType = "plan_type"
         static let resetsAt = "resets_at"
+        static let errorJSONHeader = "x-error-json"
     }
 }

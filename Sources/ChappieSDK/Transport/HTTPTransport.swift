@@ -10,16 +10,24 @@ struct HTTPRequest: Sendable {
     var headers: [(name: String, value: String)]
     /// Body bytes, if any.
     var body: Data?
-    /// Seconds without any bytes from the server before the request fails (an idle timeout,
-    /// not a total deadline).
+    /// Seconds without any bytes from the server, once the response head has arrived, before the
+    /// request fails (an idle timeout, not a total deadline).
     var idleTimeout: TimeInterval
+    /// Seconds from sending until the response head must have arrived (connect, TLS, request,
+    /// server think time): a server that accepts the connection and never answers fails here.
+    var headTimeout: TimeInterval
+    /// Total body bytes accepted before the response fails with ``TransportError/responseTooLarge(_:)``.
+    var maximumBodyBytes: Int
 
-    init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, idleTimeout: TimeInterval = 60) {
+    init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, idleTimeout: TimeInterval = 60,
+         headTimeout: TimeInterval = 30, maximumBodyBytes: Int = 256 << 20) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.idleTimeout = idleTimeout
+        self.headTimeout = headTimeout
+        self.maximumBodyBytes = maximumBodyBytes
     }
 
     /// The value of the first header named `name` (case-insensitive).
@@ -45,11 +53,10 @@ struct HTTPResponse: Sendable {
     var body: Data
 }
 
-/// The body of a streaming response, as chunks in arrival order. Chunk boundaries mean nothing.
-typealias HTTPByteStream = AsyncThrowingStream<Data, any Error>
-
 /// Sends HTTP requests. `stream` returns once the response head has arrived; the body follows as
-/// chunks. Ending iteration of the body (or cancelling the task) cancels the network request.
+/// chunks. Ending iteration of the body must be followed by ``HTTPResponseBody/cancel()``; it, or
+/// cancelling the task, stops the network request. A transport never follows a redirect: a 3xx
+/// answer is returned as it is (a bearer token must never travel to another location).
 protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the head and the body stream.
     /// Throws ``TransportError`` when no response head arrives, or `CancellationError`.
@@ -61,12 +68,7 @@ extension HTTPTransport {
     /// Throws ``TransportError`` or `CancellationError`.
     func send(_ request: HTTPRequest, maximumBytes: Int = 8 << 20) async throws -> HTTPResponse {
         let (head, body) = try await stream(request)
-        var data = Data()
-        for try await chunk in body {
-            data.append(chunk)
-            if data.count > maximumBytes { throw TransportError.responseTooLarge(maximumBytes) }
-        }
-        return HTTPResponse(head: head, body: data)
+        return HTTPResponse(head: head, body: try await body.collect(maximumBytes: maximumBytes))
     }
 }
 
@@ -76,8 +78,13 @@ enum TransportError: Error, Sendable, Equatable {
     case network(message: String, mayHaveReachedServer: Bool)
     /// No bytes arrived within the idle timeout.
     case idleTimeout
+    /// No response head arrived within this many seconds.
+    case headTimeout(TimeInterval)
     /// The body exceeded the byte cap.
     case responseTooLarge(Int)
-    /// The transport cannot do this here (e.g. WebSocket without libcurl support).
+    /// More than this many unread bytes piled up where the platform cannot pause a download.
+    case consumerTooSlow(Int)
+    /// The transport cannot do this here (e.g. WebSocket without libcurl support, or a proxy that
+    /// would see a loopback request).
     case unsupported(String)
 }

@@ -3,117 +3,217 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default ``HTTPTransport``: one `URLSession` per request with a `URLSessionDataDelegate`, on
-/// every platform, so Apple platforms and Linux (which has no `bytes(for:)`) stream the same way.
+/// The default ``HTTPTransport``: one `URLSession` for the transport's lifetime (a client owns one
+/// transport, DESIGN §4), so requests reuse keep-alive connections instead of paying DNS, TCP and TLS
+/// on every turn. A session-level `URLSessionDataDelegate` routes each task's callbacks to its own
+/// handler, on every platform, so Apple platforms and Linux (which has no `bytes(for:)`) stream the
+/// same way.
 ///
-/// Chunks reach the consumer as they arrive. Cancelling the calling task, or ending iteration of
-/// the body, cancels the data task at once; a cancel that lands before `resume()` still wins. The
-/// session is invalidated when the task completes so the delegate is released.
-struct URLSessionHTTPTransport: HTTPTransport {
+/// Each request has two timeouts: the response head must arrive within
+/// ``HTTPRequest/headTimeout`` (a server that accepts the connection and never answers fails
+/// early), and after it no gap between body bytes may exceed ``HTTPRequest/idleTimeout``.
+/// Chunks reach the consumer through a bounded ``HTTPResponseBody``. Cancelling the calling task,
+/// or cancelling the body, cancels the data task at once; a cancel that lands before `resume()`
+/// still wins.
+///
+/// Never followed: redirects (a 3xx is handed back as the response, so the `Authorization` header
+/// never reaches another location). Never proxied: requests to a loopback address (the emulator),
+/// which use a second session with proxies off; FoundationNetworking cannot turn proxies off, so
+/// there a loopback request that a proxy variable (`http_proxy`, `all_proxy`, …) would send through
+/// a proxy fails with ``TransportError/unsupported(_:)`` instead of handing its token to the proxy.
+final class URLSessionHTTPTransport: HTTPTransport, Sendable {
+    private let router = SessionRouter()
+    private let sessions = LockedBox<(standard: URLSession?, direct: URLSession?)>((nil, nil))
+
+    init() {}
+
+    deinit {
+        let (standard, direct) = sessions.withLock { $0 }
+        standard?.finishTasksAndInvalidate()
+        direct?.finishTasksAndInvalidate()
+    }
+
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+        let loopback = LoopbackAddress.isLoopback(host: request.url.host)
+        if loopback, let variable = ProxyEnvironment.variableProxying(request.url) {
+            throw TransportError.unsupported(
+                "\(variable) would send this loopback request through a proxy; add 127.0.0.1,localhost,::1 to no_proxy")
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         // libcurl counts this timeout in whole seconds: below 1 s it fires at once on Linux.
-        let idleTimeout = max(1, request.idleTimeout)
-        urlRequest.timeoutInterval = idleTimeout
+        urlRequest.timeoutInterval = max(1, request.idleTimeout)
+        urlRequest.httpShouldHandleCookies = false
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
 
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = idleTimeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-
-        let (body, bodyContinuation) = HTTPByteStream.makeStream()
-        let delegate = StreamingDataDelegate(body: bodyContinuation)
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        let task = session.dataTask(with: urlRequest)
-        bodyContinuation.onTermination = { _ in
-            task.cancel()
-            session.invalidateAndCancel()
-        }
+        let task = session(direct: loopback).dataTask(with: urlRequest)
+        let handler = StreamingTask(task: task, maximumBodyBytes: request.maximumBodyBytes)
+        router.register(handler, for: task)
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
-                if delegate.awaitHead(continuation) { task.resume() }
+                if handler.awaitHead(continuation, timeout: max(1, request.headTimeout)) { task.resume() }
             }
         } onCancel: {
-            delegate.cancel()
-            task.cancel()
+            handler.cancel()
         }
-        return (head, body)
+        return (head, HTTPResponseBody(buffer: handler.body))
+    }
+
+    /// The session for loopback (`direct`: proxies off) or other hosts, made on first use.
+    private func session(direct: Bool) -> URLSession {
+        sessions.withLock { sessions in
+            if direct, let session = sessions.direct { return session }
+            if !direct, let session = sessions.standard { return session }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            configuration.urlCache = nil
+            configuration.httpCookieStorage = nil
+            configuration.httpShouldSetCookies = false
+            configuration.httpCookieAcceptPolicy = .never
+            if direct { configuration.connectionProxyDictionary = Wire.proxiesOff }
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            queue.name = "com.chappie.sdk.urlsession"
+            let session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+            if direct { sessions.direct = session } else { sessions.standard = session }
+            return session
+        }
+    }
+
+    private enum Wire {
+        /// `connectionProxyDictionary` with every proxy kind off (the keys of CFNetwork's
+        /// `kCFNetworkProxiesHTTPEnable`, `…HTTPSEnable`, `…SOCKSEnable`, `…ProxyAutoConfigEnable`).
+        static var proxiesOff: [AnyHashable: Any] { ["HTTPEnable": 0, "HTTPSEnable": 0, "SOCKSEnable": 0, "ProxyAutoConfigEnable": 0] }
     }
 }
 
-/// Bridges URLSession delegate callbacks into a head continuation and a body stream.
-private final class StreamingDataDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private struct State {
-        var headContinuation: CheckedContinuation<HTTPResponseHead, any Error>?
-        var headDelivered = false
-        var cancelled = false
+/// The session delegate: finds each task's ``StreamingTask`` and hands it the callback.
+private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+    private let handlers = LockedBox<[ObjectIdentifier: StreamingTask]>([:])
+
+    func register(_ handler: StreamingTask, for task: URLSessionTask) {
+        handlers.withLock { $0[ObjectIdentifier(task)] = handler }
     }
 
-    private let state = LockedBox(State())
-    private let body: HTTPByteStream.Continuation
-
-    init(body: HTTPByteStream.Continuation) { self.body = body }
-
-    /// Installs the head continuation; returns false (and fails it) when already cancelled.
-    func awaitHead(_ continuation: CheckedContinuation<HTTPResponseHead, any Error>) -> Bool {
-        let alreadyCancelled = state.withLock { state -> Bool in
-            if state.cancelled { return true }
-            state.headContinuation = continuation
-            return false
-        }
-        if alreadyCancelled { continuation.resume(throwing: CancellationError()) }
-        return !alreadyCancelled
-    }
-
-    /// Marks the request cancelled and fails a pending head.
-    func cancel() {
-        let pending = state.withLock { state -> CheckedContinuation<HTTPResponseHead, any Error>? in
-            state.cancelled = true
-            defer { state.headContinuation = nil }
-            return state.headContinuation
-        }
-        pending?.resume(throwing: CancellationError())
-        body.finish(throwing: CancellationError())
+    private func handler(for task: URLSessionTask) -> StreamingTask? {
+        handlers.withLock { $0[ObjectIdentifier(task)] }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        handler(for: dataTask)?.received(response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        handler(for: dataTask)?.body.yield(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let handler = handlers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+        handler?.completed(error: error)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        // Never follow: the 3xx becomes the response, and the pipeline reports it as an error.
+        completionHandler(nil)
+    }
+}
+
+/// One data task's state: the pending head, its timeout, and the body buffer.
+private final class StreamingTask: Sendable {
+    private struct State {
+        var headContinuation: CheckedContinuation<HTTPResponseHead, any Error>?
+        var headTimer: Task<Void, Never>?
+        var finished = false
+    }
+
+    private let state = LockedBox(State())
+    private let task: URLSessionDataTask
+    /// The body handed to the consumer.
+    let body: ResponseBodyBuffer
+
+    init(task: URLSessionDataTask, maximumBodyBytes: Int) {
+        self.task = task
+        body = ResponseBodyBuffer(flowControl: Self.flowControl(for: task, maximumBodyBytes: maximumBodyBytes))
+    }
+
+    /// The body's bounds. Where `suspend()` pauses a download (Apple platforms) the buffer pauses
+    /// the task above 1 MiB unread and resumes it at 256 KiB; FoundationNetworking ignores
+    /// `suspend()` (measured on Linux: a suspended task kept receiving at full speed), so there the
+    /// buffer has a 64 MiB hard cap instead, which the SDK's own reader (it parses as fast as bytes
+    /// arrive) does not reach in practice.
+    private static func flowControl(for task: URLSessionDataTask, maximumBodyBytes: Int) -> HTTPResponseBody.FlowControl {
+        #if canImport(FoundationNetworking)
+        HTTPResponseBody.FlowControl(highWater: .max, lowWater: .max, hardCap: 64 << 20, maximumBodyBytes: maximumBodyBytes,
+                                     pause: nil, resume: nil, stop: { task.cancel() })
+        #else
+        HTTPResponseBody.FlowControl(highWater: 1 << 20, lowWater: 256 << 10, hardCap: nil, maximumBodyBytes: maximumBodyBytes,
+                                     pause: { task.suspend() }, resume: { task.resume() }, stop: { task.cancel() })
+        #endif
+    }
+
+    /// Installs the head continuation and starts the head timer; returns false (and fails the
+    /// continuation) when the request was already cancelled.
+    func awaitHead(_ continuation: CheckedContinuation<HTTPResponseHead, any Error>, timeout: TimeInterval) -> Bool {
+        let installed = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            state.headContinuation = continuation
+            state.headTimer = Task { [weak self] in
+                guard (try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))) != nil else { return }
+                self?.fail(with: TransportError.headTimeout(timeout))
+            }
+            return true
+        }
+        if !installed { continuation.resume(throwing: CancellationError()) }
+        return installed
+    }
+
+    /// The response head arrived.
+    func received(_ response: URLResponse) {
         var headers: [String: String] = [:]
         let http = response as? HTTPURLResponse
         for (key, value) in http?.allHeaderFields ?? [:] {
             if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
         }
-        let head = HTTPResponseHead(status: http?.statusCode ?? 0, headers: headers)
-        let pending = state.withLock { state -> CheckedContinuation<HTTPResponseHead, any Error>? in
-            state.headDelivered = true
-            defer { state.headContinuation = nil }
-            return state.headContinuation
-        }
-        pending?.resume(returning: head)
-        completionHandler(.allow)
+        let pending = takeHead()
+        pending?.resume(returning: HTTPResponseHead(status: http?.statusCode ?? 0, headers: headers))
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        body.yield(data)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    /// The task ended, normally or with `error`.
+    func completed(error: (any Error)?) {
         let mapped = error.map(Self.map)
+        takeHead()?.resume(throwing: mapped ?? TransportError.network(message: "the server closed the connection without a response",
+                                                                        mayHaveReachedServer: true))
+        body.finish(throwing: mapped)
+    }
+
+    /// The caller cancelled: fails the head and the body and stops the task.
+    func cancel() { fail(with: CancellationError()) }
+
+    private func fail(with error: any Error) {
         let pending = state.withLock { state -> CheckedContinuation<HTTPResponseHead, any Error>? in
+            state.finished = true
+            state.headTimer?.cancel()
             defer { state.headContinuation = nil }
             return state.headContinuation
         }
-        if let pending {
-            pending.resume(throwing: mapped ?? TransportError.network(message: "the server closed the connection without a response", mayHaveReachedServer: true))
+        pending?.resume(throwing: error)
+        body.finish(throwing: error)
+        task.cancel()
+    }
+
+    private func takeHead() -> CheckedContinuation<HTTPResponseHead, any Error>? {
+        state.withLock { state in
+            state.finished = true
+            state.headTimer?.cancel()
+            defer { state.headContinuation = nil }
+            return state.headContinuation
         }
-        if let mapped { body.finish(throwing: mapped) } else { body.finish() }
-        session.finishTasksAndInvalidate()
     }
 
     /// Maps URLSession errors to ``TransportError`` or `CancellationError`.

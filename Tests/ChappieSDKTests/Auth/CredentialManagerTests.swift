@@ -7,10 +7,10 @@ private let endpoints = ChappieEndpoints(authIssuer: URL(string: "https://auth.t
 private let key = ChappieCredentialKey(service: "test", account: "default")
 
 private func manager(stored: ChappieCredential?, transport: ScriptedTransport, time: ChappieVirtualTime = ChappieVirtualTime()) async throws
-    -> (CredentialManager, ChappieInMemoryCredentialStore) {
+    -> (ContextBoundOwner, ChappieInMemoryCredentialStore) {
     let store = ChappieInMemoryCredentialStore()
     if let stored { try await store.saveCredential(stored, for: key) }
-    let manager = CredentialManager(store: store, key: key, tokenEndpoint: TokenEndpoint(endpoints: endpoints, transport: transport),
+    let manager = ContextBoundOwner(store: store, key: key, tokenEndpoint: TokenEndpoint(endpoints: endpoints, transport: transport),
                                     time: time.timeSource)
     return (manager, store)
 }

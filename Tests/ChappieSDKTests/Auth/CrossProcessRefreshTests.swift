@@ -19,7 +19,7 @@ struct CrossProcessRefreshTests {
         try await ChappieFileCredentialStore(directory: folder).saveCredential(expired, for: key)
         let endpoints = ChappieEndpoints(authIssuer: emulator.baseURL, backend: emulator.backendBaseURL)
         let managers = (0..<2).map { _ in
-            CredentialManager(store: ChappieFileCredentialStore(directory: folder), key: key,
+            ContextBoundOwner(store: ChappieFileCredentialStore(directory: folder), key: key,
                               tokenEndpoint: TokenEndpoint(endpoints: endpoints, transport: URLSessionHTTPTransport()), time: .system)
         }
         let results = try await withThrowingTaskGroup(of: String.self) { group in
@@ -38,7 +38,7 @@ struct CrossProcessRefreshTests {
         let mine = ChappieAuthFixtures.credential(accountID: "acct-mine", expiresIn: 3600)
         try await store.saveCredential(mine, for: key)
         let transport = ScriptedTransport(replies: [])
-        let manager = CredentialManager(store: store, key: key,
+        let manager = ContextBoundOwner(store: store, key: key,
                                         tokenEndpoint: TokenEndpoint(endpoints: .openAI, transport: transport), time: .system)
         let authorization = try await manager.authorization()
         try await store.saveCredential(ChappieAuthFixtures.credential(accountID: "acct-other", expiresIn: 3600), for: key)

@@ -1,0 +1,143 @@
+import Foundation
+
+/// The one path every backend call takes (DESIGN §4): authorize with the slot's credential owner,
+/// send on the client's transport, classify a failure (``BackendFailure``), and then refresh once
+/// after a 401, wait and retry after a 429, retry a bounded number of times after a 5xx or a
+/// network failure, or fail with a typed ``ChappieClientError``. Responses over HTTP/SSE, models,
+/// usage, compaction and WebSocket handshakes all go through ``perform(_:_:)``; the counts and
+/// delays come from one ``RequestPolicy``.
+struct RequestPipeline: Sendable {
+    /// Sends the requests (one `URLSession` per client).
+    let transport: any HTTPTransport
+    /// The slot's credential owner.
+    let credentials: CredentialManager
+    /// What a refresh started by this pipeline uses (transport, clock, logger).
+    let credentialContext: CredentialContext
+    /// Issuer and backend URLs.
+    let endpoints: ChappieEndpoints
+    /// The `originator` header value.
+    let originator: String
+    /// Retries, delays, timeouts and caps.
+    let policy: RequestPolicy
+    /// Clock for back-off waits.
+    let time: ChappieTimeSource
+    /// Where diagnostics go (constant messages, values as metadata, never a token).
+    let logger: Logger
+
+    /// The pipeline of a client built from `configuration`.
+    init(configuration: ChappieConfiguration, transport: any HTTPTransport, credentials: CredentialManager, time: ChappieTimeSource) {
+        self.transport = transport
+        self.credentials = credentials
+        credentialContext = CredentialContext(configuration: configuration, transport: transport, time: time)
+        endpoints = configuration.endpoints
+        originator = configuration.originator
+        policy = RequestPolicy(configuration: configuration)
+        self.time = time
+        logger = configuration.logger
+    }
+
+    /// Runs `attempt` with a valid authorization until it succeeds or fails for good. `attempt`
+    /// throws a ``BackendFailure`` to have it handled here (a 401 refreshes once, a 429 waits per
+    /// the rate-limit policy, a transient failure retries per the transient policy; past the
+    /// budget, or for a terminal failure, the failure's ``BackendFailure/finalError`` is thrown);
+    /// any other error ends the call as it is. Throws ``ChappieClientError`` or `CancellationError`.
+    func perform<Success: Sendable>(_ call: String, _ attempt: (Authorization) async throws -> Success) async throws -> Success {
+        var authorization = try await credentials.authorization(credentialContext)
+        var refreshed = false
+        var rateLimitRetries = 0
+        var transientRetries = 0
+        while true {
+            try Task.checkCancellation()
+            do {
+                return try await attempt(authorization)
+            } catch let failure as BackendFailure {
+                try Task.checkCancellation()
+                switch failure {
+                case .unauthorized where !refreshed:
+                    refreshed = true
+                    logger(.info, "request.unauthorized", ["call": call])
+                    authorization = try await credentials.recoverFromUnauthorized(rejected: authorization, credentialContext)
+                case .rateLimited(let retryAfter, _) where rateLimitRetries < policy.rateLimitBackoff.maxRetries:
+                    rateLimitRetries += 1
+                    let delay = policy.rateLimitBackoff.delay(forRetry: rateLimitRetries, retryAfter: retryAfter)
+                    logger(.warning, "request.rate_limited", ["call": call, "retry": "\(rateLimitRetries)", "delay_seconds": "\(delay)"])
+                    try await time.sleep(.seconds(interval: delay))
+                case .transient where transientRetries < policy.transientRetries:
+                    transientRetries += 1
+                    logger(.warning, "request.retrying", ["call": call, "retry": "\(transientRetries)"])
+                    try await time.sleep(.seconds(interval: policy.transientDelay(forRetry: transientRetries)))
+                default:
+                    throw failure.finalError
+                }
+            }
+        }
+    }
+
+    /// Sends `request` once: returns the head and body of a 2xx answer; anything else is read (up
+    /// to the error-body cap) and thrown as a ``BackendFailure``, as is a transport failure.
+    func open(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+        let head: HTTPResponseHead
+        let body: HTTPByteStream
+        do {
+            (head, body) = try await transport.stream(request)
+        } catch let error as TransportError {
+            try Task.checkCancellation()  // a cancelled request is the caller's cancellation, not a network error
+            throw failure(for: error, idleTimeout: request.idleTimeout)
+        }
+        guard (200..<300).contains(head.status) else {
+            let data = await body.prefix(maximumBytes: policy.maximumErrorBodyBytes)
+            throw BackendFailure.classify(status: head.status, error: ServerErrorBody(data: data, status: head.status, headers: head.headers),
+                                          headers: head.headers, now: time.now())
+        }
+        return (head, body)
+    }
+
+    /// An authorized JSON call through ``perform(_:_:)``: returns the body and head of its 2xx
+    /// answer. Throws ``ChappieClientError`` or `CancellationError`.
+    func sendJSON(method: String, url: URL, body: Data?, sessionID: String) async throws -> (body: Data, head: HTTPResponseHead) {
+        try await perform(url.lastPathComponent) { authorization in
+            let request = HTTPRequest(method: method, url: url,
+                                      headers: authorization.headers + standardHeaders(sessionID: sessionID, accept: Wire.json),
+                                      body: body, idleTimeout: policy.jsonIdleTimeout, headTimeout: policy.responseHeadTimeout,
+                                      maximumBodyBytes: policy.maximumJSONBytes)
+            let (head, stream) = try await open(request)
+            do {
+                return (try await stream.collect(maximumBytes: policy.maximumJSONBytes), head)
+            } catch let error as TransportError {
+                try Task.checkCancellation()
+                throw failure(for: error, idleTimeout: request.idleTimeout)
+            }
+        }
+    }
+
+    /// The failure a transport error stands for: connection trouble and a missing response head
+    /// are transient; the rest end the call (`idleTimeout`: the request's idle timeout, seconds).
+    func failure(for error: TransportError, idleTimeout: TimeInterval) -> BackendFailure {
+        switch error {
+        case .network(let message, let reached): .transient(.network(message, mayHaveReachedServer: reached))
+        case .headTimeout(let seconds):
+            .transient(.network("the server sent no answer within \(Int(seconds)) seconds", mayHaveReachedServer: true))
+        case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
+        case .responseTooLarge(let bytes): .terminal(.invalidResponse("the response was larger than \(bytes) bytes"))
+        case .consumerTooSlow(let bytes): .terminal(.invalidResponse("more than \(bytes) unread bytes piled up"))
+        case .unsupported(let what): .terminal(.network(what, mayHaveReachedServer: false))
+        }
+    }
+
+    /// Headers every backend request carries besides authorization (PROTOCOL §4.2).
+    func standardHeaders(sessionID: String, accept: String = Wire.eventStream) -> [(name: String, value: String)] {
+        [
+            ("originator", originator),
+            ("User-Agent", ChappieVersion.userAgent(originator: originator)),
+            ("session_id", sessionID),
+            ("x-client-request-id", sessionID),
+            ("Accept", accept),
+            ("Content-Type", Wire.json),
+        ]
+    }
+
+    private enum Wire {
+        static let json = "application/json"
+        static let eventStream = "text/event-stream"
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback TCP server for transport tests that the emulator cannot play: it answers every
+/// connection with fixed bytes (a redirect, say), or never answers at all. It records what
+/// arrived. One thread accepts; each connection is read until its request head ends.
+final class RawTestServer: @unchecked Sendable {
+    /// What the server does with each connection.
+    enum Behaviour: Sendable {
+        /// Writes `response` after the request head, then closes.
+        case answer(String)
+        /// Accepts nothing: the kernel completes the TCP handshake, no byte ever comes back.
+        case neverAccept
+    }
+
+    /// The bound port.
+    let port: Int
+    private let listenFD: Int32
+    private let lock = NSLock()
+    private var heads: [String] = []
+    private var accepted = 0
+
+    /// `http://127.0.0.1:PORT`.
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Starts a server with `behaviour` on a free loopback port.
+    init(_ behaviour: Behaviour) throws {
+        let listenFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listenFD = listenFD
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listenFD, 16) == 0 else {
+            port = 0
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listenFD, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        guard case .answer(let response) = behaviour else { return }
+        let thread = Thread { [self] in acceptLoop(response: response) }
+        thread.start()
+    }
+
+    /// Request heads received so far (request line and headers).
+    var receivedHeads: [String] { lock.withLock { heads } }
+    /// Connections accepted so far.
+    var connections: Int { lock.withLock { accepted } }
+
+    /// Stops accepting.
+    func stop() {
+        shutdown(listenFD, Int32(SHUT_RDWR))
+        close(listenFD)
+    }
+
+    private func acceptLoop(response: String) {
+        while true {
+            let client = accept(listenFD, nil, nil)
+            guard client >= 0 else { return }
+            lock.withLock { accepted += 1 }
+            var received = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !received.containsHeadEnd {
+                let count = read(client, &buffer, buffer.count)
+                if count <= 0 { break }
+                received += buffer[..<count]
+            }
+            lock.withLock { heads.append(String(decoding: received, as: UTF8.self)) }
+            _ = response.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            close(client)
+        }
+    }
+}
+
+private extension [UInt8] {
+    var containsHeadEnd: Bool {
+        count >= 4 && (0...(count - 4)).contains { self[$0] == 13 && self[$0 + 1] == 10 && self[$0 + 2] == 13 && self[$0 + 3] == 10 }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import ChappieSDK
+
+/// Counts the flow-control calls a body makes.
+private final class FlowRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls: [String] = []
+    var recorded: [String] { lock.withLock { calls } }
+    func note(_ call: String) { lock.withLock { calls.append(call) } }
+
+    func flowControl(highWater: Int = 100, lowWater: Int = 40, hardCap: Int? = nil, maximumBodyBytes: Int = .max)
+        -> HTTPResponseBody.FlowControl {
+        let note: @Sendable (String) -> Void = { self.note($0) }
+        var pause: (@Sendable () -> Void)?
+        if hardCap == nil { pause = { @Sendable in note("pause") } }
+        return HTTPResponseBody.FlowControl(highWater: highWater, lowWater: lowWater, hardCap: hardCap, maximumBodyBytes: maximumBodyBytes,
+                                            pause: pause, resume: { note("resume") }, stop: { note("stop") })
+    }
+}
+
+@Suite("Response body buffer")
+struct HTTPResponseBodyTests {
+    @Test("a slow consumer pauses the download above the high-water mark and resumes it at the low-water mark")
+    func watermarks() async throws {
+        let recorder = FlowRecorder()
+        let (body, producer) = HTTPResponseBody.makeStream(flowControl: recorder.flowControl())
+        for _ in 0..<6 { producer.yield(Data(repeating: 1, count: 30)) }  // 180 unread bytes: past 100
+        #expect(recorder.recorded == ["pause"])
+        var iterator = body.makeAsyncIterator()
+        for _ in 0..<4 { _ = try await iterator.next() }  // 60 unread: not yet at 40
+        #expect(recorder.recorded == ["pause"])
+        _ = try await iterator.next()  // 30 unread
+        #expect(recorder.recorded == ["pause", "resume"])
+        producer.finish()
+        #expect(try await iterator.next()?.count == 30)
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test("where a download cannot pause, the buffer fails loudly past its hard cap and stops the request")
+    func hardCap() async throws {
+        let recorder = FlowRecorder()
+        let (body, producer) = HTTPResponseBody.makeStream(flowControl: recorder.flowControl(hardCap: 64))
+        for _ in 0..<3 { producer.yield(Data(repeating: 1, count: 30)) }
+        #expect(recorder.recorded == ["stop"])
+        var iterator = body.makeAsyncIterator()
+        await #expect(throws: TransportError.consumerTooSlow(64)) { _ = try await iterator.next() }
+    }
+
+    @Test("a body longer than its cap fails with responseTooLarge")
+    func totalCap() async throws {
+        let recorder = FlowRecorder()
+        let (body, producer) = HTTPResponseBody.makeStream(flowControl: recorder.flowControl(maximumBodyBytes: 50))
+        producer.yield(Data(repeating: 1, count: 30))
+        producer.yield(Data(repeating: 1, count: 30))
+        var iterator = body.makeAsyncIterator()
+        await #expect(throws: TransportError.responseTooLarge(50)) { _ = try await iterator.next() }
+        #expect(recorder.recorded == ["stop"])
+    }
+
+    @Test("cancelling the body stops the request; cancelling the reader ends its wait")
+    func cancellation() async throws {
+        let recorder = FlowRecorder()
+        let (body, _) = HTTPResponseBody.makeStream(flowControl: recorder.flowControl())
+        let reader = Task {
+            var iterator = body.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await reader.value }
+        body.cancel()
+        #expect(recorder.recorded == ["stop"])
+    }
+}
+
+@Suite("Event channel")
+struct EventChannelTests {
+    @Test("a consumer that keeps up gets every delta as it was produced")
+    func keepsUp() async throws {
+        let stream = EventChannel<ChappieStreamEvent>.stream { channel in
+            for index in 0..<10 { channel.send(.textDelta("\(index) ")) }
+        }
+        var deltas: [String] = []
+        for try await event in stream { if case .textDelta(let text) = event { deltas.append(text) } }
+        #expect(deltas == (0..<10).map { "\($0) " })
+    }
+
+    @Test("a stalled consumer costs the unread text, not one event per delta: deltas merge, other events keep their place")
+    func stalledConsumer() async throws {
+        let produced = AsyncStream<Void>.makeStream()
+        let stream = EventChannel<ChappieStreamEvent>.stream { channel in
+            for index in 0..<10_000 { channel.send(.textDelta("\(index % 10)")) }
+            channel.send(.reasoningSummaryDelta("r"))
+            for _ in 0..<10 { channel.send(.textDelta("z")) }
+            produced.continuation.finish()
+        }
+        for await _ in produced.stream {}  // the producer is done before the consumer reads anything
+        var events: [ChappieStreamEvent] = []
+        for try await event in stream { events.append(event) }
+        #expect(events.count <= EventChannel<ChappieStreamEvent>.mergeThreshold + 3)
+        let text = events.compactMap { if case .textDelta(let text) = $0 { text } else { nil } }.joined()
+        #expect(text == String((0..<10_000).map { Character("\($0 % 10)") }) + String(repeating: "z", count: 10))
+        let reasoningIndex = try #require(events.firstIndex(of: .reasoningSummaryDelta("r")))
+        #expect(events[(reasoningIndex + 1)...].allSatisfy { $0 == .textDelta(String(repeating: "z", count: 10)) || $0 == .textDelta("z") })
+    }
+
+    @Test("dropping the stream cancels the producer")
+    func droppedStream() async throws {
+        let cancelled = AsyncStream<Void>.makeStream()
+        var stream: AsyncThrowingStream<ChappieStreamEvent, any Error>? = EventChannel<ChappieStreamEvent>.stream { channel in
+            channel.send(.textDelta("first"))
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            } onCancel: {
+                cancelled.continuation.finish()
+            }
+        }
+        var iterator = stream?.makeAsyncIterator()
+        #expect(try await iterator?.next() == .textDelta("first"))
+        iterator = nil
+        stream = nil
+        for await _ in cancelled.stream {}
+    }
+}

@@ -1,0 +1,104 @@
+import ChappieEmulator
+import ChappieSDKTesting
+import Foundation
+import Testing
+@testable import ChappieSDK
+
+/// A client signed in with a fixture credential against `backend` (and `issuer`), with a
+/// virtual clock so back-off waits take no real time.
+private func client(backend: URL, issuer: URL? = nil, credential: ChappieCredential = ChappieAuthFixtures.credential(),
+                    configure: (inout ChappieConfiguration) -> Void = { _ in }) async throws -> ChappieClient {
+    var configuration = ChappieConfiguration(streamingTransportPolicy: .httpSSEOnly,
+                                             endpoints: ChappieEndpoints(authIssuer: issuer ?? backend, backend: backend.appending(path: "backend-api")))
+    configure(&configuration)
+    return ChappieClient(configuration: try await ChappieAuthFixtures.signedIn(configuration, credential: credential),
+                         timeSource: ChappieVirtualTime().timeSource)
+}
+
+@Suite("HTTP transport")
+struct URLSessionHTTPTransportTests {
+    @Test("a client's turns reuse keep-alive connections: five turns open at most two")
+    func keepAliveAcrossTurns() async throws {
+        try await withSignedInClient(configure: { $0.streamingTransportPolicy = .httpSSEOnly }) { emulator, client, _ in
+            let before = emulator.connectionsAccepted
+            for turn in 1...5 { _ = try await client.send("turn \(turn)") }
+            let opened = emulator.connectionsAccepted - before
+            #expect(opened <= 2, "five turns opened \(opened) connections")
+        }
+    }
+
+    @Test("a server that accepts the connection and never answers fails after the head timeout")
+    func headTimeout() async throws {
+        let server = try RawTestServer(.neverAccept)
+        defer { server.stop() }
+        let client = try await client(backend: server.url) { $0.responseHeadTimeout = 1 }
+        let error = await #expect(throws: ChappieClientError.self) { _ = try await client.models() }
+        guard case .network(let message, _)? = error else {
+            Issue.record("expected a network error, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("no answer within 1 seconds"))
+    }
+
+    @Test("a redirect is never followed: the token stays with the server it was sent to", arguments: [302, 307])
+    func redirectRefused(status: Int) async throws {
+        let target = try RawTestServer(.answer("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"models\":[]}"))
+        defer { target.stop() }
+        let redirector = try RawTestServer(.answer(
+            "HTTP/1.1 \(status) Moved\r\nLocation: \(target.url.absoluteString)/backend-api/codex/models\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+        defer { redirector.stop() }
+        let client = try await client(backend: redirector.url)
+        let modelsError = await #expect(throws: ChappieClientError.self) { _ = try await client.models() }
+        #expect(modelsError == .httpError(status, "the server answered with a redirect, which Chappie never follows"))
+        let streamError = await #expect(throws: ChappieClientError.self) { _ = try await client.send("hello") }
+        #expect(streamError == .httpError(status, "the server answered with a redirect, which Chappie never follows"))
+        #expect(target.connections == 0)
+        #expect(redirector.receivedHeads.allSatisfy { $0.contains("Authorization: Bearer") || $0.contains("authorization: Bearer") })
+    }
+
+    @Test("a redirect from the token endpoint is a failed renewal, never the target's answer")
+    func tokenEndpointRedirect() async throws {
+        let target = try RawTestServer(.answer("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 35\r\n\r\n{\"error\":{\"code\":\"invalid_grant\"}}"))
+        defer { target.stop() }
+        let redirector = try RawTestServer(.answer(
+            "HTTP/1.1 307 Moved\r\nLocation: \(target.url.absoluteString)/oauth/token\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+        defer { redirector.stop() }
+        let client = try await client(backend: redirector.url, credential: ChappieAuthFixtures.credential(expiresIn: -60))
+        let error = await #expect(throws: ChappieClientError.self) { _ = try await client.usageLimits() }
+        #expect(error?.requiresReauthentication == false, "a redirect must not read as the issuer refusing the token")
+        #expect(target.connections == 0)
+    }
+}
+
+@Suite("Proxy variables")
+struct ProxyEnvironmentTests {
+    private let loopback = URL(string: "http://127.0.0.1:8765/backend-api")!
+
+    @Test("http_proxy and all_proxy would send a loopback http request through a proxy")
+    func proxied() {
+        #if canImport(FoundationNetworking)
+        #expect(ProxyEnvironment.variableProxying(loopback, environment: ["http_proxy": "http://proxy:3128"]) == "http_proxy")
+        #expect(ProxyEnvironment.variableProxying(loopback, environment: ["ALL_PROXY": "socks5://proxy"]) == "ALL_PROXY")
+        #expect(ProxyEnvironment.variableProxying(URL(string: "https://chatgpt.com")!, environment: ["HTTPS_PROXY": "http://p"]) == "HTTPS_PROXY")
+        #endif
+    }
+
+    @Test("no_proxy exempts by name, address, range or star; curl ignores HTTP_PROXY", arguments: [
+        ["http_proxy": "http://p", "no_proxy": "localhost,127.0.0.1"],
+        ["http_proxy": "http://p", "NO_PROXY": "127.0.0.0/8"],
+        ["http_proxy": "http://p", "no_proxy": "*"],
+        ["HTTP_PROXY": "http://p"],
+        [:],
+    ])
+    func exempt(environment: [String: String]) {
+        #expect(ProxyEnvironment.variableProxying(loopback, environment: environment) == nil)
+    }
+
+    @Test("a loopback address is a literal one")
+    func loopbackLiterals() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"] { #expect(LoopbackAddress.isLoopback(host: host), "\(host)") }
+        for host in ["127.0.0.1.example.com", "128.0.0.1", "example.com", "::2", "0.0.0.0"] {
+            #expect(!LoopbackAddress.isLoopback(host: host), "\(host)")
+        }
+    }
+}
