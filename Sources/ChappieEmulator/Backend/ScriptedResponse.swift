@@ -84,6 +84,7 @@ enum ScriptedResponse: Sendable {
             case .close: ending = .abort
             case .reset: ending = .reset
             case .webSocketClose(let code, let reason): ending = .closeWebSocket(code: code, reason: reason)
+            case .stall: ending = .stall
             }
             switch await compose(inner, for: request, services: services) {
             case .stream(var cutStream, _, let interval):

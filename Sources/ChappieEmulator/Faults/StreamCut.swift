@@ -10,5 +10,8 @@ extension ChappieEmulator {
         /// On a WebSocket, send a close frame with `code` (e.g. 1011, 1001, 1008) and `reason`
         /// (at most 123 UTF-8 bytes), RFC 6455 §7.4. Over HTTP it behaves like ``close``.
         case webSocketClose(code: UInt16, reason: String)
+        /// Send nothing more and keep the connection open until the client leaves or the emulator
+        /// shuts down (a reply that hangs mid-stream, for cancellation tests).
+        case stall
     }
 }

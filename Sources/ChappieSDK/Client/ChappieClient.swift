@@ -190,11 +190,15 @@ public actor ChappieClient {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first else {
-                try Task.checkCancellation()
-                throw ChappieClientError.missingCredential
+            if let first = try await group.next(), let result = first { return result }
+            // The sign-out watcher ended first: the slot was signed out, or this task was
+            // cancelled. A cancelled request still reports how it ended (with the text it showed).
+            group.cancelAll()
+            guard Task.isCancelled else { throw ChappieClientError.missingCredential }
+            while let next = try await group.next() {
+                if let result = next { return result }
             }
-            return result
+            throw CancellationError()
         }
     }
 

@@ -1,0 +1,117 @@
+import ChappieEmulator
+import ChappieSDKTesting
+import Foundation
+import Testing
+@_spi(ChappieTesting) @testable import ChappieSDK
+
+private let endpoints = ChappieEndpoints(authIssuer: URL(string: "https://auth.test")!, backend: URL(string: "https://backend.test/backend-api")!)
+private let key = ChappieCredentialKey(service: "owner-test", account: "default")
+
+/// A token endpoint whose refresh answers wait for the test: each refresh call announces itself
+/// and blocks until the test releases it; revokes are answered at once and recorded.
+private actor GatedTokenEndpoint {
+    private var gates: [CheckedContinuation<Void, Never>] = []
+    private var arrivals: [CheckedContinuation<Void, Never>] = []
+    private var pendingArrivals = 0
+    private(set) var refreshCalls = 0
+    private(set) var revokedTokens: [String] = []
+
+    func handle(_ request: HTTPRequest) async -> ScriptedTransport.Reply {
+        if request.url.path.hasSuffix("/revoke") {
+            revokedTokens.append(request.jsonBody?["token"]?.stringValue ?? "")
+            return .json(200, "{}")
+        }
+        refreshCalls += 1
+        let number = refreshCalls
+        if arrivals.isEmpty { pendingArrivals += 1 } else { arrivals.removeFirst().resume() }
+        await withCheckedContinuation { gates.append($0) }
+        let fresh = ChappieAuthFixtures.credential(expiresIn: 3600)
+        return .json(200, #"{"access_token":"\#(fresh.accessTokenForTests)","refresh_token":"rt_new_\#(number)","id_token":"\#(fresh.idTokenForTests)","expires_in":3600}"#)
+    }
+
+    /// Returns once a refresh call has arrived (and is waiting at its gate).
+    func nextArrival() async {
+        if pendingArrivals > 0 {
+            pendingArrivals -= 1
+            return
+        }
+        await withCheckedContinuation { arrivals.append($0) }
+    }
+
+    /// Lets the oldest waiting refresh call answer.
+    func releaseOne() { if !gates.isEmpty { gates.removeFirst().resume() } }
+}
+
+private func owner(stored: ChappieCredential) async throws -> (CredentialManager, CredentialContext, ChappieInMemoryCredentialStore, GatedTokenEndpoint) {
+    let store = ChappieInMemoryCredentialStore()
+    try await store.saveCredential(stored, for: key)
+    let gate = GatedTokenEndpoint()
+    let transport = ScriptedTransport { request, _ in await gate.handle(request) }
+    let context = CredentialContext(tokenEndpoint: TokenEndpoint(endpoints: endpoints, transport: transport), time: .system)
+    return (CredentialManager(store: store, key: key), context, store, gate)
+}
+
+@Suite("Credential owner")
+struct CredentialOwnerTests {
+    @Test("a refresh flight cut short by a new sign-in never clears the newer flight: no third refresh")
+    func flightIDs() async throws {
+        let (owner, context, _, gate) = try await owner(stored: ChappieAuthFixtures.credential(expiresIn: -60))
+        let first = Task { try await owner.authorization(context) }
+        await gate.nextArrival()
+        try await owner.adopt(ChappieAuthFixtures.credential(expiresIn: -60))  // a new sign-in, also expired
+        let second = Task { try await owner.authorization(context) }
+        await gate.nextArrival()
+        await gate.releaseOne()  // the first, cut-short flight answers
+        _ = try? await first.value
+        let third = Task { try await owner.authorization(context) }  // must join the second flight
+        await gate.releaseOne()
+        let (secondToken, thirdToken) = (try await second.value.accessToken, try await third.value.accessToken)
+        #expect(secondToken == thirdToken)
+        #expect(await gate.refreshCalls == 2)
+    }
+
+    @Test("sign-out wins over a refresh in flight: the new tokens are dropped, revoked, never saved")
+    func signOutWins() async throws {
+        let stored = ChappieAuthFixtures.credential(expiresIn: -60)
+        let (owner, context, store, gate) = try await owner(stored: stored)
+        let request = Task { try await owner.authorization(context) }
+        await gate.nextArrival()
+        try await owner.signOut(context)
+        await gate.releaseOne()
+        await #expect(throws: ChappieClientError.missingCredential) { _ = try await request.value }
+        #expect(try await store.loadCredential(for: key) == nil)
+        #expect(await gate.revokedTokens.contains("rt_new_1"))
+    }
+
+    @Test("an owner is released once no session or client uses it")
+    func released() async throws {
+        let configuration = try await ChappieAuthFixtures.signedIn()
+        weak var owner: CredentialManager?
+        do {
+            let client = ChappieClient(configuration: configuration)
+            owner = CredentialManager.shared(for: configuration)
+            #expect(owner === CredentialManager.shared(for: configuration))
+            _ = client
+        }
+        #expect(owner == nil)
+    }
+
+    @Test("clients of one slot share the owner but not each other's clock")
+    func noClockLeak() async throws {
+        try await ChappieEmulator.with(.init(usagePercentPerResponse: 0)) { emulator in
+            let tokens = await emulator.issueTokens()
+            let configuration = try await ChappieAuthFixtures.signedIn(
+                ChappieConfiguration(streamingTransportPolicy: .httpSSEOnly,
+                                     endpoints: ChappieEndpoints(authIssuer: emulator.baseURL, backend: emulator.backendBaseURL)),
+                credential: ChappieCredential(idToken: tokens.idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
+                                              expiresIn: 3600, obtainedAt: Date()))
+            // The first client lives two hours ahead: to it the token has expired.
+            let ahead = ChappieClient(configuration: configuration, timeSource: ChappieVirtualTime(start: Date().addingTimeInterval(7200)).timeSource)
+            let now = ChappieClient(configuration: configuration)
+            _ = try await now.usageLimits()
+            #expect(await emulator.refreshGrantsServed == 0, "the second client used the first one's clock")
+            _ = try await ahead.usageLimits()
+            #expect(await emulator.refreshGrantsServed == 1)
+        }
+    }
+}
