@@ -15,6 +15,10 @@ enum Bench {
             try await EmulatorProcess.serve(arguments: Array(arguments.dropFirst()))
             return
         }
+        if arguments.first == PipelineBench.slowConsumerCommand {
+            try await PipelineBench.runSlowConsumer()
+            return
+        }
         let options = BenchOptions(arguments)
         emit(["bench": "machine", "chappie_version": ChappieVersion.current, "build": isDebug ? "debug" : "release",
               "quick": options.quick, "cpu": BenchMachine.cpuModel as Any, "cores": ProcessInfo.processInfo.activeProcessorCount,
@@ -23,6 +27,9 @@ enum Bench {
             let sizes = options.sizes ?? (options.quick ? [2_000, 10_000] : [8_000, 40_000, 200_000])
             for result in try await LongReplyBench.run(sizes: sizes) { emit(result) }
         }
+        if options.runs("first_delta") { emit(try await PipelineBench.firstDelta(turns: options.quick ? 5 : 20)) }
+        if options.runs("connections_per_conversation") { emit(try await PipelineBench.connectionsPerConversation(turns: 20)) }
+        if options.runs("slow_consumer_memory") { emit(try PipelineBench.slowConsumer(megabytes: options.quick ? 10 : 100)) }
         if options.runs("sse_decode") { emit(try sseDecode(events: options.quick ? 4_000 : 20_000)) }
         if options.runs("expired_token_concurrency") { emit(try await expiredTokenConcurrency(requests: options.quick ? 100 : 1_000)) }
         if options.runs("request_encoding") { emit(requestEncoding(sizes: options.quick ? [10, 1_000] : [10, 1_000, 10_000])) }

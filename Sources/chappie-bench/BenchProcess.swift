@@ -125,9 +125,14 @@ enum CPUClock {
     static func wall() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// The process's peak resident memory (VmHWM), in bytes, or nil off Linux.
-    static func peakResidentBytes() -> Int? {
+    static func peakResidentBytes() -> Int? { statusBytes("VmHWM:") }
+
+    /// The process's resident memory now (VmRSS), in bytes, or nil off Linux.
+    static func currentResidentBytes() -> Int? { statusBytes("VmRSS:") }
+
+    private static func statusBytes(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
         return kilobytes * 1024
     }

@@ -143,13 +143,14 @@ private final class StreamingTask: Sendable {
     }
 
     /// The body's bounds. Where `suspend()` pauses a download (Apple platforms) the buffer pauses
-    /// the task above 1 MiB unread and resumes it at 256 KiB; FoundationNetworking ignores
-    /// `suspend()` (measured on Linux: a suspended task kept receiving at full speed), so there the
-    /// buffer has a 64 MiB hard cap instead, which the SDK's own reader (it parses as fast as bytes
-    /// arrive) does not reach in practice.
+    /// the task above 1 MiB unread and resumes it at 256 KiB. FoundationNetworking ignores
+    /// `suspend()` (measured on Linux: a suspended task kept receiving 64 MB at full speed), so
+    /// there the unread bytes are bounded only by the body's total cap: the SDK's reader parses as
+    /// fast as bytes arrive (a slow app consumer never slows it, ``EventChannel``), so the buffer
+    /// grows only while a loopback server outruns the parser.
     private static func flowControl(for task: URLSessionDataTask, maximumBodyBytes: Int) -> HTTPResponseBody.FlowControl {
         #if canImport(FoundationNetworking)
-        HTTPResponseBody.FlowControl(highWater: .max, lowWater: .max, hardCap: 64 << 20, maximumBodyBytes: maximumBodyBytes,
+        HTTPResponseBody.FlowControl(highWater: .max, lowWater: .max, hardCap: nil, maximumBodyBytes: maximumBodyBytes,
                                      pause: nil, resume: nil, stop: { task.cancel() })
         #else
         HTTPResponseBody.FlowControl(highWater: 1 << 20, lowWater: 256 << 10, hardCap: nil, maximumBodyBytes: maximumBodyBytes,
