@@ -25,10 +25,14 @@ let package = Package(
     targets: [
         .target(
             name: "ChappieSDK",
+            // The Linux HTTP transport drives the system libcurl, loaded at run time (DESIGN §4).
+            dependencies: [.target(name: "CChappieCurl", condition: .when(platforms: [.linux]))],
             // Apple's privacy manifest (no tracking; user id and email for app functionality).
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: settings
         ),
+        // Non-variadic wrappers around the system libcurl (dlopen'ed; no curl header or library at build time).
+        .target(name: "CChappieCurl"),
         .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK"], swiftSettings: settings),
         .target(
             name: "ChappieSDKTesting",

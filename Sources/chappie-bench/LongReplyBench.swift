@@ -8,7 +8,7 @@ import Foundation
 /// growth (linear: about 5).
 enum LongReplyBench {
     /// Chappie's figure for a size is the best of this many runs, after one warm-up run.
-    static let repetitions = 3
+    static let repetitions = 5
 
     /// Runs every size in `sizes` and returns one result object per size plus the growth summary.
     static func run(sizes: [Int]) async throws -> [[String: Any]] {

@@ -52,7 +52,7 @@ public final class ChappieAuthSession {
 
     /// Creates a session with a custom time source (tests use a virtual clock so polling never sleeps).
     public convenience init(configuration: ChappieConfiguration, timeSource: ChappieTimeSource) {
-        self.init(configuration: configuration, transport: URLSessionHTTPTransport(), timeSource: timeSource)
+        self.init(configuration: configuration, transport: HTTPTransports.platformDefault(), timeSource: timeSource)
     }
 
     init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource) {

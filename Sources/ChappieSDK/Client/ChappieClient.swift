@@ -42,7 +42,7 @@ public actor ChappieClient {
     public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
                 toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
         self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
-                  transport: URLSessionHTTPTransport(), timeSource: timeSource)
+                  transport: HTTPTransports.platformDefault(), timeSource: timeSource)
     }
 
     init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,

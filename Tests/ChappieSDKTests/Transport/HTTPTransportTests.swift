@@ -4,22 +4,37 @@ import Foundation
 import Testing
 @testable import ChappieSDK
 
-/// A client signed in with a fixture credential against `backend` (and `issuer`), with a
-/// virtual clock so back-off waits take no real time.
-private func client(backend: URL, issuer: URL? = nil, credential: ChappieCredential = ChappieAuthFixtures.credential(),
+/// The transports under test: the platform's default (libcurl on Linux) and `URLSession`.
+enum TransportKind: String, CaseIterable, Sendable {
+    case platformDefault, urlSession
+
+    func make() -> any HTTPTransport {
+        switch self {
+        case .platformDefault: HTTPTransports.platformDefault()
+        case .urlSession: URLSessionHTTPTransport()
+        }
+    }
+}
+
+/// A client on `transport`, signed in with a fixture credential against `backend` (and
+/// `issuer`), with a virtual clock so back-off waits take no real time.
+private func client(_ transport: TransportKind, backend: URL, issuer: URL? = nil, credential: ChappieCredential = ChappieAuthFixtures.credential(),
                     configure: (inout ChappieConfiguration) -> Void = { _ in }) async throws -> ChappieClient {
     var configuration = ChappieConfiguration(streamingTransportPolicy: .httpSSEOnly,
                                              endpoints: ChappieEndpoints(authIssuer: issuer ?? backend, backend: backend.appending(path: "backend-api")))
     configure(&configuration)
     return ChappieClient(configuration: try await ChappieAuthFixtures.signedIn(configuration, credential: credential),
-                         timeSource: ChappieVirtualTime().timeSource)
+                         transport: transport.make(), timeSource: ChappieVirtualTime().timeSource)
 }
 
 @Suite("HTTP transport")
-struct URLSessionHTTPTransportTests {
-    @Test("a client's turns reuse keep-alive connections: five turns open at most two")
-    func keepAliveAcrossTurns() async throws {
-        try await withSignedInClient(configure: { $0.streamingTransportPolicy = .httpSSEOnly }) { emulator, client, _ in
+struct HTTPTransportTests {
+    @Test("a client's turns reuse keep-alive connections: five turns open at most two", arguments: TransportKind.allCases)
+    func keepAliveAcrossTurns(_ transport: TransportKind) async throws {
+        try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
+                                           configure: { $0.streamingTransportPolicy = .httpSSEOnly }) { emulator, configuration in
+            try await ChappieTestEmulator.signIn(configuration)
+            let client = ChappieClient(configuration: configuration, transport: transport.make(), timeSource: ChappieVirtualTime().timeSource)
             let before = emulator.connectionsAccepted
             for turn in 1...5 { _ = try await client.send("turn \(turn)") }
             let opened = emulator.connectionsAccepted - before
@@ -27,11 +42,11 @@ struct URLSessionHTTPTransportTests {
         }
     }
 
-    @Test("a server that accepts the connection and never answers fails after the head timeout")
-    func headTimeout() async throws {
+    @Test("a server that accepts the connection and never answers fails after the head timeout", arguments: TransportKind.allCases)
+    func headTimeout(_ transport: TransportKind) async throws {
         let server = try RawTestServer(.neverAccept)
         defer { server.stop() }
-        let client = try await client(backend: server.url) { $0.responseHeadTimeout = 1 }
+        let client = try await client(transport, backend: server.url) { $0.responseHeadTimeout = 1 }
         let error = await #expect(throws: ChappieClientError.self) { _ = try await client.models() }
         guard case .network(let message, _)? = error else {
             Issue.record("expected a network error, got \(String(describing: error))")
@@ -40,14 +55,15 @@ struct URLSessionHTTPTransportTests {
         #expect(message.contains("no answer within 1 seconds"))
     }
 
-    @Test("a redirect is never followed: the token stays with the server it was sent to", arguments: [302, 307])
-    func redirectRefused(status: Int) async throws {
+    @Test("a redirect is never followed: the token stays with the server it was sent to",
+          arguments: TransportKind.allCases, [302, 307])
+    func redirectRefused(_ transport: TransportKind, status: Int) async throws {
         let target = try RawTestServer(.answer("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"models\":[]}"))
         defer { target.stop() }
         let redirector = try RawTestServer(.answer(
             "HTTP/1.1 \(status) Moved\r\nLocation: \(target.url.absoluteString)/backend-api/codex/models\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
         defer { redirector.stop() }
-        let client = try await client(backend: redirector.url)
+        let client = try await client(transport, backend: redirector.url)
         let modelsError = await #expect(throws: ChappieClientError.self) { _ = try await client.models() }
         #expect(modelsError == .httpError(status, "the server answered with a redirect, which Chappie never follows"))
         let streamError = await #expect(throws: ChappieClientError.self) { _ = try await client.send("hello") }
@@ -56,14 +72,14 @@ struct URLSessionHTTPTransportTests {
         #expect(redirector.receivedHeads.allSatisfy { $0.contains("Authorization: Bearer") || $0.contains("authorization: Bearer") })
     }
 
-    @Test("a redirect from the token endpoint is a failed renewal, never the target's answer")
-    func tokenEndpointRedirect() async throws {
+    @Test("a redirect from the token endpoint is a failed renewal, never the target's answer", arguments: TransportKind.allCases)
+    func tokenEndpointRedirect(_ transport: TransportKind) async throws {
         let target = try RawTestServer(.answer("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 35\r\n\r\n{\"error\":{\"code\":\"invalid_grant\"}}"))
         defer { target.stop() }
         let redirector = try RawTestServer(.answer(
             "HTTP/1.1 307 Moved\r\nLocation: \(target.url.absoluteString)/oauth/token\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
         defer { redirector.stop() }
-        let client = try await client(backend: redirector.url, credential: ChappieAuthFixtures.credential(expiresIn: -60))
+        let client = try await client(transport, backend: redirector.url, credential: ChappieAuthFixtures.credential(expiresIn: -60))
         let error = await #expect(throws: ChappieClientError.self) { _ = try await client.usageLimits() }
         #expect(error?.requiresReauthentication == false, "a redirect must not read as the issuer refusing the token")
         #expect(target.connections == 0)
