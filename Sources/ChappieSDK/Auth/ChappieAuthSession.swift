@@ -5,17 +5,23 @@ import Combine
 
 /// Signs the user in with the ChatGPT device-code flow and reports the sign-in state.
 ///
-/// It reads the credential store when created, so a returning user is already signed in once
-/// ``reload()`` (started automatically) finishes. It never exposes a token: only ``state``,
-/// ``deviceLinkState``, ``accountInfo`` and ``lastError``. Build the ``ChappieClient`` from the
-/// same ``ChappieConfiguration`` so both use the same credential.
+/// It reads the credential store in its initializer when the store can read synchronously (the
+/// Keychain on Apple platforms, ``ChappieInMemoryCredentialStore``), so a returning user is
+/// `.signedIn` (or `.reauthenticationRequired`, when the last renewal was refused) before a
+/// SwiftUI view's first frame. With a store that reads only asynchronously (the file and Secret
+/// Service stores on Linux, a custom store) ``state`` is ``ChappieAuthState/restoring`` until the
+/// read ends, never `.signedOut` for a user who is signed in; ``reload()`` waits for it.
+///
+/// It never exposes a token: only ``state``, ``deviceLinkState``, ``accountInfo`` and
+/// ``lastError``. Build the ``ChappieClient`` from the same ``ChappieConfiguration`` so both use
+/// the same credential.
 @MainActor
 public final class ChappieAuthSession {
     // Each property announces a change twice: `objectWillChange` (Apple platforms) before the new
     // value is stored, as SwiftUI requires, and ``updates`` after it, with the new snapshot.
 
     /// The sign-in lifecycle stage.
-    public private(set) var state: ChappieAuthState = .signedOut {
+    public private(set) var state: ChappieAuthState = .restoring {
         willSet { if newValue != state { willChange() } }
         didSet { if state != oldValue { emit() } }
     }
@@ -58,7 +64,31 @@ public final class ChappieAuthSession {
         self.configuration = configuration
         manager = CredentialManager.shared(for: configuration, transport: transport, time: timeSource)
         flow = DeviceCodeFlow(endpoints: configuration.endpoints, transport: transport, time: timeSource)
+        // A returning user is known before the first frame when the store reads synchronously;
+        // otherwise (or when that read fails, e.g. a locked device) the state stays `.restoring`
+        // until the manager's first status arrives.
+        if let status = Self.synchronousStatus(of: configuration) {
+            // Property observers do not run in an initializer: nobody observes the session yet.
+            switch status {
+            case .signedIn(let info):
+                state = .signedIn
+                accountInfo = info
+            case .signedOut:
+                state = .signedOut
+            case .reauthenticationRequired(let reason):
+                state = .reauthenticationRequired
+                lastError = .reauthenticationRequired(reason)
+            }
+        }
         initialLoad = Task { [weak self] in await self?.observeManager() }
+    }
+
+    /// The stored credential's status read without suspending, or nil when the store cannot
+    /// (it reads only asynchronously, or the read failed).
+    private static func synchronousStatus(of configuration: ChappieConfiguration) -> CredentialStatus? {
+        guard case .loaded(let credential)? = try? configuration.credentialStore.loadCredentialSynchronously(for: configuration.credentialKey)
+        else { return nil }
+        return CredentialStatus(stored: credential)
     }
 
     deinit {
@@ -132,7 +162,12 @@ public final class ChappieAuthSession {
             let authError = Self.authError(from: error)
             lastError = authError
             deviceLinkState = authError == .deviceCodeExpired || authError == .deadlineExceeded ? .expired : .failed(authError)
-            state = previousState == .signingIn ? .signedOut : previousState
+            switch previousState {
+            case .signingIn: state = .signedOut
+            // The first read may have ended while signing in (its status was not applied then).
+            case .restoring: state = Self.state(for: await manager.currentStatus())
+            default: state = previousState
+            }
             throw authError
         }
     }
@@ -165,6 +200,14 @@ public final class ChappieAuthSession {
                 guard let self else { return }
                 self.apply(status)
             }
+        }
+    }
+
+    private static func state(for status: CredentialStatus) -> ChappieAuthState {
+        switch status {
+        case .signedIn: .signedIn
+        case .signedOut: .signedOut
+        case .reauthenticationRequired: .reauthenticationRequired
         }
     }
 

@@ -221,7 +221,7 @@ actor CredentialManager {
         if stored.accessToken != stale.accessToken {
             guard stored.accountID == stale.accountID else {
                 let reason = "the saved sign-in now belongs to another account"
-                markTerminal(refreshToken: stale.refreshToken, reason: reason)
+                await markTerminal(refreshToken: stale.refreshToken, reason: reason)
                 throw ChappieClientError.reauthenticationRequired(reason)
             }
             credential = stored
@@ -236,7 +236,7 @@ actor CredentialManager {
 
     private func spendRefreshToken(of current: ChappieCredential) async throws -> ChappieCredential {
         guard let refreshToken = current.refreshToken, !refreshToken.isEmpty else {
-            markTerminal(refreshToken: nil, reason: "the saved sign-in has no refresh token")
+            await markTerminal(refreshToken: nil, reason: "the saved sign-in has no refresh token")
             throw ChappieClientError.missingRefreshToken
         }
         let tokens: TokenResponse
@@ -248,7 +248,7 @@ actor CredentialManager {
             switch failure {
             case .terminal(let status, let code):
                 let reason = "the sign-in server refused to renew the session (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
-                markTerminal(refreshToken: refreshToken, reason: reason)
+                await markTerminal(refreshToken: refreshToken, reason: reason)
                 throw ChappieClientError.reauthenticationRequired(reason)
             case .transient(let message):
                 throw ChappieClientError.network("could not renew the session: \(message)", mayHaveReachedServer: true)
@@ -257,7 +257,7 @@ actor CredentialManager {
         let refreshed = current.refreshed(with: tokens, at: time.now())
         if let newAccount = refreshed.accountID, let oldAccount = current.accountID, newAccount != oldAccount {
             let reason = "the renewed sign-in belongs to a different account"
-            markTerminal(refreshToken: refreshToken, reason: reason)
+            await markTerminal(refreshToken: refreshToken, reason: reason)
             throw ChappieClientError.reauthenticationRequired(reason)
         }
         // Persist before publish: a rotated refresh token that is not saved is lost for good.
@@ -269,9 +269,10 @@ actor CredentialManager {
         return refreshed
     }
 
-    private func markTerminal(refreshToken: String?, reason: String) {
+    private func markTerminal(refreshToken: String?, reason: String) async {
         terminalFailure = (refreshToken, reason)
         publish(.reauthenticationRequired(reason))
+        await ReauthenticationMarker.persist(reason: reason, rejectedRefreshToken: refreshToken, store: store, key: key, logger: logger)
     }
 
     private func loadIfNeeded() async throws -> ChappieCredential? {
@@ -281,6 +282,7 @@ actor CredentialManager {
             if stored?.accessToken != credential?.accessToken { generation += 1 }
             credential = stored
             loaded = true
+            if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason) }
             return stored
         } catch {
             throw ChappieClientError.credentialStore(Redaction.clean("\(error)"))
