@@ -17,29 +17,31 @@ import Combine
 /// the same credential.
 @MainActor
 public final class ChappieAuthSession {
-    // Each property announces a change twice: `objectWillChange` (Apple platforms) before the new
-    // value is stored, as SwiftUI requires, and ``updates`` after it, with the new snapshot.
-
+    // The four observable values: `@Published` on Apple platforms (Combine fires
+    // `objectWillChange` before each set, and `$state` & co. are publishers, as SwiftUI and the
+    // published docs expect); plain properties where Combine is absent. Either way each change is
+    // sent to ``updates`` after it is stored.
+    #if canImport(Combine)
     /// The sign-in lifecycle stage.
-    public private(set) var state: ChappieAuthState = .restoring {
-        willSet { if newValue != state { willChange() } }
-        didSet { if state != oldValue { emit() } }
-    }
+    @Published public private(set) var state: ChappieAuthState = .restoring { didSet { if state != oldValue { emit() } } }
     /// Progress of the device-code exchange.
-    public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle {
-        willSet { if newValue != deviceLinkState { willChange() } }
+    @Published public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle {
         didSet { if deviceLinkState != oldValue { emit() } }
     }
     /// Who is signed in, once signed in.
-    public private(set) var accountInfo: ChappieAccountInfo? {
-        willSet { if newValue != accountInfo { willChange() } }
-        didSet { if accountInfo != oldValue { emit() } }
-    }
+    @Published public private(set) var accountInfo: ChappieAccountInfo? = nil { didSet { if accountInfo != oldValue { emit() } } }
     /// The most recent failure, or nil.
-    public private(set) var lastError: ChappieAuthError? {
-        willSet { if newValue != lastError { willChange() } }
-        didSet { if lastError != oldValue { emit() } }
-    }
+    @Published public private(set) var lastError: ChappieAuthError? = nil { didSet { if lastError != oldValue { emit() } } }
+    #else
+    /// The sign-in lifecycle stage.
+    public private(set) var state: ChappieAuthState = .restoring { didSet { if state != oldValue { emit() } } }
+    /// Progress of the device-code exchange.
+    public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle { didSet { if deviceLinkState != oldValue { emit() } } }
+    /// Who is signed in, once signed in.
+    public private(set) var accountInfo: ChappieAccountInfo? = nil { didSet { if accountInfo != oldValue { emit() } } }
+    /// The most recent failure, or nil.
+    public private(set) var lastError: ChappieAuthError? = nil { didSet { if lastError != oldValue { emit() } } }
+    #endif
 
     /// The configuration this session signs in for.
     public nonisolated let configuration: ChappieConfiguration
@@ -226,14 +228,6 @@ public final class ChappieAuthSession {
         }
     }
 
-    /// Tells SwiftUI (through `ObservableObject`) that a property is about to change; a no-op
-    /// where Combine is absent.
-    private func willChange() {
-        #if canImport(Combine)
-        objectWillChange.send()
-        #endif
-    }
-
     /// Sends the new values to every ``updates`` stream, after a change was stored.
     private func emit() {
         let current = snapshot
@@ -251,10 +245,11 @@ public final class ChappieAuthSession {
 }
 
 #if canImport(Combine)
-/// On Apple platforms a session drives SwiftUI directly: `objectWillChange` fires before each change
-/// of ``ChappieAuthSession/state``, ``ChappieAuthSession/deviceLinkState``,
-/// ``ChappieAuthSession/accountInfo`` or ``ChappieAuthSession/lastError``, so a view that holds
-/// the session in `@StateObject` or `@ObservedObject` re-renders with the new values.
+/// On Apple platforms a session drives SwiftUI directly: its four `@Published` properties,
+/// ``ChappieAuthSession/state``, ``ChappieAuthSession/deviceLinkState``,
+/// ``ChappieAuthSession/accountInfo`` and ``ChappieAuthSession/lastError``, fire
+/// `objectWillChange` before each change, so a view that holds the session in `@StateObject` or
+/// `@ObservedObject` re-renders with the new values, and `$state` & co. are Combine publishers.
 extension ChappieAuthSession: ObservableObject {}
 #endif
 
