@@ -70,7 +70,7 @@ public final class ChappieAuthSession {
         // otherwise (or when that read fails, e.g. a locked device) the state stays `.restoring`
         // until the manager's first status arrives.
         if let status = Self.synchronousStatus(of: configuration) {
-            // Property observers do not run in an initializer: nobody observes the session yet.
+            // Nobody observes the session yet: nothing is announced.
             switch status {
             case .signedIn(let info):
                 state = .signedIn
