@@ -31,6 +31,8 @@ public struct ChappieSignIn: View {
     private let onDeviceCode: (@MainActor @Sendable (ChappieDeviceCode) -> Void)?
     @Environment(\.openURL) private var openURL
     @State private var onboarding: OnboardingPresentation?
+    /// True from the tap until the sign-in starts (while the notification prompt is answered).
+    @State private var isPreparing = false
 
     /// Creates the button.
     /// - Parameters:
@@ -60,7 +62,7 @@ public struct ChappieSignIn: View {
         Group {
             if !state.isHidden {
                 Button(state.title) { startSignIn() }
-                    .disabled(state.isDisabled)
+                    .disabled(state.isDisabled || isPreparing)
             }
         }
         .onChange(of: state.deviceCode) { code in
@@ -74,11 +76,15 @@ public struct ChappieSignIn: View {
     }
 
     private func startSignIn() {
+        guard !isPreparing else { return }
+        isPreparing = true
         let session = authSession
         let onDeviceCode = onDeviceCode
         let notifications = SignInNotifications(isEnabled: notifiesWhenLinked, center: Self.notificationCenter)
         Task { @MainActor in
             await notifications.prepare()
+            // From here the session's state (.signingIn) keeps the button disabled.
+            isPreparing = false
             // The error is kept in session.lastError for the app to show.
             try? await session.startDeviceCodeSignIn(onDeviceCode: onDeviceCode)
             onboarding = nil
