@@ -5,35 +5,43 @@ import Combine
 
 /// Signs the user in with the ChatGPT device-code flow and reports the sign-in state.
 ///
-/// It reads the credential store when created, so a returning user is already signed in once
-/// ``reload()`` (started automatically) finishes. It never exposes a token: only ``state``,
-/// ``deviceLinkState``, ``accountInfo`` and ``lastError``. Build the ``ChappieClient`` from the
-/// same ``ChappieConfiguration`` so both use the same credential.
+/// It reads the credential store in its initializer when the store can read synchronously (the
+/// Keychain on Apple platforms, ``ChappieInMemoryCredentialStore``), so a returning user is
+/// `.signedIn` (or `.reauthenticationRequired`, when the last renewal was refused) before a
+/// SwiftUI view's first frame. With a store that reads only asynchronously (the file and Secret
+/// Service stores on Linux, a custom store) ``state`` is ``ChappieAuthState/restoring`` until the
+/// read ends, never `.signedOut` for a user who is signed in; ``reload()`` waits for it.
+///
+/// It never exposes a token: only ``state``, ``deviceLinkState``, ``accountInfo`` and
+/// ``lastError``. Build the ``ChappieClient`` from the same ``ChappieConfiguration`` so both use
+/// the same credential.
 @MainActor
 public final class ChappieAuthSession {
-    // Each property announces a change twice: `objectWillChange` (Apple platforms) before the new
-    // value is stored, as SwiftUI requires, and ``updates`` after it, with the new snapshot.
-
+    // The four observable values: `@Published` on Apple platforms (Combine fires
+    // `objectWillChange` before each set, and `$state` & co. are publishers, as SwiftUI and the
+    // published docs expect); plain properties where Combine is absent. Either way each change is
+    // sent to ``updates`` after it is stored.
+    #if canImport(Combine)
     /// The sign-in lifecycle stage.
-    public private(set) var state: ChappieAuthState = .signedOut {
-        willSet { if newValue != state { willChange() } }
-        didSet { if state != oldValue { emit() } }
-    }
+    @Published public private(set) var state: ChappieAuthState = .restoring { didSet { if state != oldValue { emit() } } }
     /// Progress of the device-code exchange.
-    public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle {
-        willSet { if newValue != deviceLinkState { willChange() } }
+    @Published public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle {
         didSet { if deviceLinkState != oldValue { emit() } }
     }
     /// Who is signed in, once signed in.
-    public private(set) var accountInfo: ChappieAccountInfo? {
-        willSet { if newValue != accountInfo { willChange() } }
-        didSet { if accountInfo != oldValue { emit() } }
-    }
+    @Published public private(set) var accountInfo: ChappieAccountInfo? = nil { didSet { if accountInfo != oldValue { emit() } } }
     /// The most recent failure, or nil.
-    public private(set) var lastError: ChappieAuthError? {
-        willSet { if newValue != lastError { willChange() } }
-        didSet { if lastError != oldValue { emit() } }
-    }
+    @Published public private(set) var lastError: ChappieAuthError? = nil { didSet { if lastError != oldValue { emit() } } }
+    #else
+    /// The sign-in lifecycle stage.
+    public private(set) var state: ChappieAuthState = .restoring { didSet { if state != oldValue { emit() } } }
+    /// Progress of the device-code exchange.
+    public private(set) var deviceLinkState: ChappieDeviceLinkState = .idle { didSet { if deviceLinkState != oldValue { emit() } } }
+    /// Who is signed in, once signed in.
+    public private(set) var accountInfo: ChappieAccountInfo? = nil { didSet { if accountInfo != oldValue { emit() } } }
+    /// The most recent failure, or nil.
+    public private(set) var lastError: ChappieAuthError? = nil { didSet { if lastError != oldValue { emit() } } }
+    #endif
 
     /// The configuration this session signs in for.
     public nonisolated let configuration: ChappieConfiguration
@@ -60,7 +68,31 @@ public final class ChappieAuthSession {
         manager = CredentialManager.shared(for: configuration)
         credentialContext = CredentialContext(configuration: configuration, transport: transport, time: timeSource)
         flow = DeviceCodeFlow(endpoints: configuration.endpoints, transport: transport, time: timeSource)
+        // A returning user is known before the first frame when the store reads synchronously;
+        // otherwise (or when that read fails, e.g. a locked device) the state stays `.restoring`
+        // until the manager's first status arrives.
+        if let status = Self.synchronousStatus(of: configuration) {
+            // Nobody observes the session yet: nothing is announced.
+            switch status {
+            case .signedIn(let info):
+                state = .signedIn
+                accountInfo = info
+            case .signedOut:
+                state = .signedOut
+            case .reauthenticationRequired(let reason):
+                state = .reauthenticationRequired
+                lastError = .reauthenticationRequired(reason)
+            }
+        }
         initialLoad = Task { [weak self] in await self?.observeManager() }
+    }
+
+    /// The stored credential's status read without suspending, or nil when the store cannot
+    /// (it reads only asynchronously, or the read failed).
+    private static func synchronousStatus(of configuration: ChappieConfiguration) -> CredentialStatus? {
+        guard case .loaded(let credential)? = try? configuration.credentialStore.loadCredentialSynchronously(for: configuration.credentialKey)
+        else { return nil }
+        return CredentialStatus(stored: credential)
     }
 
     deinit {
@@ -134,7 +166,12 @@ public final class ChappieAuthSession {
             let authError = Self.authError(from: error)
             lastError = authError
             deviceLinkState = authError == .deviceCodeExpired || authError == .deadlineExceeded ? .expired : .failed(authError)
-            state = previousState == .signingIn ? .signedOut : previousState
+            switch previousState {
+            case .signingIn: state = .signedOut
+            // The first read may have ended while signing in (its status was not applied then).
+            case .restoring: state = Self.state(for: await manager.currentStatus())
+            default: state = previousState
+            }
             throw authError
         }
     }
@@ -170,6 +207,14 @@ public final class ChappieAuthSession {
         }
     }
 
+    private static func state(for status: CredentialStatus) -> ChappieAuthState {
+        switch status {
+        case .signedIn: .signedIn
+        case .signedOut: .signedOut
+        case .reauthenticationRequired: .reauthenticationRequired
+        }
+    }
+
     private func apply(_ status: CredentialStatus) {
         guard signInTask == nil else { return }
         switch status {
@@ -183,14 +228,6 @@ public final class ChappieAuthSession {
             state = .reauthenticationRequired
             lastError = .reauthenticationRequired(reason)
         }
-    }
-
-    /// Tells SwiftUI (through `ObservableObject`) that a property is about to change; a no-op
-    /// where Combine is absent.
-    private func willChange() {
-        #if canImport(Combine)
-        objectWillChange.send()
-        #endif
     }
 
     /// Sends the new values to every ``updates`` stream, after a change was stored.
@@ -210,10 +247,11 @@ public final class ChappieAuthSession {
 }
 
 #if canImport(Combine)
-/// On Apple platforms a session drives SwiftUI directly: `objectWillChange` fires before each change
-/// of ``ChappieAuthSession/state``, ``ChappieAuthSession/deviceLinkState``,
-/// ``ChappieAuthSession/accountInfo`` or ``ChappieAuthSession/lastError``, so a view that holds
-/// the session in `@StateObject` or `@ObservedObject` re-renders with the new values.
+/// On Apple platforms a session drives SwiftUI directly: its four `@Published` properties,
+/// ``ChappieAuthSession/state``, ``ChappieAuthSession/deviceLinkState``,
+/// ``ChappieAuthSession/accountInfo`` and ``ChappieAuthSession/lastError``, fire
+/// `objectWillChange` before each change, so a view that holds the session in `@StateObject` or
+/// `@ObservedObject` re-renders with the new values, and `$state` & co. are Combine publishers.
 extension ChappieAuthSession: ObservableObject {}
 #endif
 

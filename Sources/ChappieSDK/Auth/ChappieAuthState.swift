@@ -2,13 +2,21 @@ import Foundation
 
 /// Where the user is in the sign-in lifecycle.
 public enum ChappieAuthState: Sendable, Equatable {
+    /// The stored credential is still being read: only with a credential store that reads
+    /// asynchronously (the file and Secret Service stores on Linux, a custom store), or when the
+    /// synchronous read failed at launch (a locked device). It becomes `.signedIn`, `.signedOut`
+    /// or `.reauthenticationRequired` when the read ends; ``ChappieAuthSession/reload()`` waits
+    /// for that. With the Keychain a session starts in its final state. Show neither the
+    /// sign-in screen nor the signed-in UI yet (a placeholder or the launch screen).
+    case restoring
     /// No credential is stored.
     case signedOut
     /// A device-code sign-in is running.
     case signingIn
     /// A usable credential is stored.
     case signedIn
-    /// The stored credential can no longer be renewed; the user must sign in again.
+    /// The stored credential can no longer be renewed (the token endpoint refused its refresh
+    /// token, or it has none); the user must sign in again. Kept across launches.
     case reauthenticationRequired
 }
 
@@ -40,6 +48,12 @@ public struct ChappieDeviceCode: Sendable, Hashable {
     public let expiresAt: Date
     /// Seconds the SDK waits between polls, as the server asked.
     public let pollingInterval: TimeInterval
+
+    /// The warning shown next to the code wherever it is displayed (``ChappieSignIn``'s onboarding
+    /// sheet shows it under the code; show it in your own UI too). A device code signs in
+    /// whichever device requested it, as the account that approves it, so a page or a code that
+    /// comes from anyone else is how device-code phishing works.
+    public static let phishingWarning = "Never enter this code on a page you did not open yourself."
 
     /// Creates a device code value.
     public init(userCode: String, verificationURL: URL, expiresAt: Date, pollingInterval: TimeInterval) {

@@ -263,7 +263,7 @@ actor CredentialManager {
         if stored.accessToken != stale.accessToken {
             guard stored.accountID == stale.accountID else {
                 let reason = "the saved sign-in now belongs to another account"
-                markTerminal(refreshToken: stale.refreshToken, reason: reason)
+                await markTerminal(refreshToken: stale.refreshToken, reason: reason, epoch: epoch, context)
                 throw ChappieClientError.reauthenticationRequired(reason)
             }
             credential = stored
@@ -278,7 +278,7 @@ actor CredentialManager {
 
     private func spendRefreshToken(of current: ChappieCredential, epoch: Int, _ context: CredentialContext) async throws -> ChappieCredential {
         guard let refreshToken = current.refreshToken, !refreshToken.isEmpty else {
-            markTerminal(refreshToken: nil, reason: "the saved sign-in has no refresh token")
+            await markTerminal(refreshToken: nil, reason: "the saved sign-in has no refresh token", epoch: epoch, context)
             throw ChappieClientError.missingRefreshToken
         }
         let tokens: TokenResponse
@@ -291,7 +291,7 @@ actor CredentialManager {
             switch failure {
             case .terminal(let status, let code):
                 let reason = "the sign-in server refused to renew the session (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
-                markTerminal(refreshToken: refreshToken, reason: reason)
+                await markTerminal(refreshToken: refreshToken, reason: reason, epoch: epoch, context)
                 throw ChappieClientError.reauthenticationRequired(reason)
             case .transient(let message):
                 throw ChappieClientError.network("could not renew the session: \(message)", mayHaveReachedServer: true)
@@ -305,7 +305,7 @@ actor CredentialManager {
         }
         if let newAccount = refreshed.accountID, let oldAccount = current.accountID, newAccount != oldAccount {
             let reason = "the renewed sign-in belongs to a different account"
-            markTerminal(refreshToken: refreshToken, reason: reason)
+            await markTerminal(refreshToken: refreshToken, reason: reason, epoch: epoch, context)
             throw ChappieClientError.reauthenticationRequired(reason)
         }
         // Persist before publish: a rotated refresh token that is not saved is lost for good.
@@ -339,9 +339,17 @@ actor CredentialManager {
         try await write()
     }
 
-    private func markTerminal(refreshToken: String?, reason: String) {
+    /// Records a refresh token the issuer will not renew: reported at once, and written into the
+    /// stored credential (in order with other store writes, and only while the slot has not been
+    /// signed out or in anew since `epoch`) so the next launch starts `.reauthenticationRequired`.
+    private func markTerminal(refreshToken: String?, reason: String, epoch: Int, _ context: CredentialContext) async {
         terminalFailure = (refreshToken, reason)
         publish(.reauthenticationRequired(reason))
+        try? await writingStore {
+            guard self.epoch == epoch else { return }
+            await ReauthenticationMarker.persist(reason: reason, rejectedRefreshToken: refreshToken, store: store, key: key,
+                                                 logger: context.logger)
+        }
     }
 
     private func loadIfNeeded() async throws -> ChappieCredential? {
@@ -351,6 +359,7 @@ actor CredentialManager {
             if stored?.accessToken != credential?.accessToken { generation += 1 }
             credential = stored
             loaded = true
+            if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason) }
             return stored
         } catch {
             throw ChappieClientError.credentialStore(Redaction.clean("\(error)"))

@@ -17,6 +17,11 @@ public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConve
     public let accessTokenExpiresAt: Date?
     /// When these tokens were obtained.
     public let obtainedAt: Date
+    /// Why these tokens can no longer be renewed, once the token endpoint rejected the refresh
+    /// token (or there is none): persisted with the credential so the next launch shows
+    /// ``ChappieAuthState/reauthenticationRequired`` at once instead of `.signedIn`. A new
+    /// sign-in or a successful refresh stores a credential without it. Safe to show; never a token.
+    var reauthenticationReason: String?
 
     /// Creates a credential from raw tokens. For ChappieSDKTesting's fixtures; apps never hold tokens.
     @_spi(ChappieTesting)
@@ -41,6 +46,7 @@ public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConve
         accountID = try container.decodeIfPresent(String.self, forKey: .accountID)
         accessTokenExpiresAt = try container.decodeIfPresent(Date.self, forKey: .accessTokenExpiresAt)
         obtainedAt = try container.decode(Date.self, forKey: .obtainedAt)
+        reauthenticationReason = try container.decodeIfPresent(String.self, forKey: .reauthenticationReason)
         registerSecrets()
     }
 
@@ -48,6 +54,14 @@ public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConve
         case idToken = "id_token", accessToken = "access_token", refreshToken = "refresh_token"
         case accountID = "account_id", accessTokenExpiresAt = "access_token_expires_at"
         case obtainedAt = "obtained_at"
+        case reauthenticationReason = "reauthentication_required_reason"
+    }
+
+    /// The same tokens, marked as no longer renewable for `reason` (see ``reauthenticationReason``).
+    func markingReauthenticationRequired(_ reason: String) -> ChappieCredential {
+        var marked = self
+        marked.reauthenticationReason = reason
+        return marked
     }
 
     private func registerSecrets() {
@@ -81,13 +95,15 @@ public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConve
 
     /// A description without any token.
     public var description: String {
-        "ChappieCredential(accountID: \(accountID ?? "nil"), expiresAt: \(accessTokenExpiresAt.map { "\($0)" } ?? "unknown"), tokens: [redacted])"
+        "ChappieCredential(accountID: \(accountID ?? "nil"), expiresAt: \(accessTokenExpiresAt.map { "\($0)" } ?? "unknown"), "
+            + "\(reauthenticationReason == nil ? "" : "reauthenticationRequired: true, ")tokens: [redacted])"
     }
     /// Same as ``description``.
     public var debugDescription: String { description }
     /// A mirror without any token.
     public var customMirror: Mirror {
-        Mirror(self, children: ["accountID": accountID as Any, "accessTokenExpiresAt": accessTokenExpiresAt as Any, "tokens": "[redacted]"])
+        Mirror(self, children: ["accountID": accountID as Any, "accessTokenExpiresAt": accessTokenExpiresAt as Any,
+                                "reauthenticationReason": reauthenticationReason as Any, "tokens": "[redacted]"])
     }
 }
 

@@ -9,6 +9,12 @@ public protocol ChappieCredentialStore: Sendable {
     /// Returns the stored credential, or nil when the slot is empty.
     /// Throws ``ChappieCredentialStoreError`` when the slot exists but cannot be read safely.
     func loadCredential(for key: ChappieCredentialKey) async throws -> ChappieCredential?
+    /// Reads the credential without suspending, for stores that can do so cheaply (the Keychain,
+    /// memory), so ``ChappieAuthSession`` knows a returning user before the app's first frame.
+    /// The default returns ``ChappieSynchronousCredentialLoad/unsupported``: the session then
+    /// shows ``ChappieAuthState/restoring`` until ``loadCredential(for:)`` answers.
+    /// Throws what ``loadCredential(for:)`` throws.
+    func loadCredentialSynchronously(for key: ChappieCredentialKey) throws -> ChappieSynchronousCredentialLoad
     /// Stores `credential`, replacing any previous one atomically.
     /// Throws ``ChappieCredentialStoreError`` when it cannot be written.
     func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws
@@ -23,10 +29,23 @@ public protocol ChappieCredentialStore: Sendable {
 }
 
 extension ChappieCredentialStore {
+    /// Reports that this store reads only asynchronously.
+    public func loadCredentialSynchronously(for key: ChappieCredentialKey) throws -> ChappieSynchronousCredentialLoad {
+        .unsupported
+    }
+
     /// Runs `body` without a cross-process lock.
     public func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result {
         try await body()
     }
+}
+
+/// The answer of ``ChappieCredentialStore/loadCredentialSynchronously(for:)``.
+public enum ChappieSynchronousCredentialLoad: Sendable, Equatable {
+    /// The store reads only asynchronously; use ``ChappieCredentialStore/loadCredential(for:)``.
+    case unsupported
+    /// The slot was read: its credential, or nil when it is empty.
+    case loaded(ChappieCredential?)
 }
 
 /// Why a credential store could not do its job. Messages never contain a token.

@@ -37,7 +37,7 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             base = URL(fileURLWithPath: xdg, isDirectory: true)
         } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share", directoryHint: .isDirectory)
+            base = UserHomeDirectory.url.appending(path: ".local/share", directoryHint: .isDirectory)
         }
         return base.appending(path: "chappie/credentials", directoryHint: .isDirectory)
     }

@@ -12,13 +12,17 @@ import Security
 /// it uses the data-protection keychain by default, the only macOS keychain that enforces
 /// accessibility and access groups.
 ///
-/// Errors are ``ChappieCredentialStoreError``: `.unavailable` when the Keychain cannot be used
-/// right now (device locked, missing entitlement), `.corrupt` for an item that is not a
-/// credential, `.io` for any other Keychain status. Messages carry the `OSStatus` and Apple's
-/// text for it, never item data.
+/// Reads are synchronous (``loadCredentialSynchronously(for:)``), so a ``ChappieAuthSession``
+/// knows a returning user in its initializer.
 ///
-/// NOT COMPILED ON LINUX: written against the Security framework documentation and reviewed line
-/// by line; see APPLE-PLATFORMS.md.
+/// Errors are ``ChappieCredentialStoreError``: `.unavailable` when the Keychain cannot be used
+/// right now (device locked, missing entitlement, keychain access refused), `.corrupt` for an
+/// item that is not a credential, `.io` for any other Keychain status. Messages carry the
+/// `OSStatus` and Apple's text for it, never item data.
+///
+/// Which query each call sends and what each status means live in platform-independent code
+/// that the Linux tests cover; this type only translates them to the Security framework
+/// (type-checked for iOS and macOS, see APPLE-PLATFORMS.md).
 public struct ChappieKeychainCredentialStore: ChappieCredentialStore {
     /// Keychain access group shared between apps, e.g. `TEAMID.com.example.shared`; nil = the app's own.
     public let accessGroup: String?
@@ -50,98 +54,115 @@ public struct ChappieKeychainCredentialStore: ChappieCredentialStore {
     /// Reads the item, or nil when there is none. Throws ``ChappieCredentialStoreError``:
     /// `.unavailable` while the device is locked, `.corrupt` for damaged data, `.io` otherwise.
     public func loadCredential(for key: ChappieCredentialKey) async throws -> ChappieCredential? {
-        var query = baseQuery(for: key)
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess else { throw Self.error(status, while: "read") }
-        guard let data = result as? Data else {
-            throw ChappieCredentialStoreError.corrupt("the Keychain item for \(key) holds no data")
-        }
-        do {
-            return try JSONDecoder().decode(ChappieCredential.self, from: data)
-        } catch {
-            throw ChappieCredentialStoreError.corrupt("the Keychain item for \(key) is not a Chappie credential")
-        }
+        try items.load(for: key)
+    }
+
+    /// Reads the item at once (a Keychain read does not suspend). Throws as ``loadCredential(for:)``.
+    public func loadCredentialSynchronously(for key: ChappieCredentialKey) throws -> ChappieSynchronousCredentialLoad {
+        .loaded(try items.load(for: key))
     }
 
     /// Adds the item, or replaces its data and accessibility when it exists. Throws
     /// ``ChappieCredentialStoreError``: `.unavailable` while the device is locked or without the
     /// Keychain entitlement, `.io` otherwise.
     public func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws {
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(credential)
-        } catch {
-            throw ChappieCredentialStoreError.io("the credential could not be encoded")
-        }
-        let changes: [String: Any] = [
-            kSecValueData as String: data,
-            kSecAttrAccessible as String: accessibilityValue,
-        ]
-        // Update first, add when missing; if another task added it in between, update again.
-        for _ in 0..<2 {
-            let updateStatus = SecItemUpdate(baseQuery(for: key) as CFDictionary, changes as CFDictionary)
-            if updateStatus == errSecSuccess { return }
-            guard updateStatus == errSecItemNotFound else { throw Self.error(updateStatus, while: "update") }
-            var item = baseQuery(for: key)
-            item.merge(changes) { _, new in new }
-            let addStatus = SecItemAdd(item as CFDictionary, nil)
-            if addStatus == errSecSuccess { return }
-            guard addStatus == errSecDuplicateItem else { throw Self.error(addStatus, while: "add") }
-        }
-        throw ChappieCredentialStoreError.io("Keychain save kept racing with another writer for \(key)")
+        try items.save(credential, for: key)
     }
 
     /// Deletes the item; a missing item is not an error. Throws ``ChappieCredentialStoreError``:
     /// `.unavailable` while the device is locked, `.io` otherwise.
     public func deleteCredential(for key: ChappieCredentialKey) async throws {
-        let status = SecItemDelete(baseQuery(for: key) as CFDictionary)
-        guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.error(status, while: "delete") }
+        try items.delete(for: key)
     }
 
-    /// The attributes that identify this store's item for `key`, shared by every call.
-    private func baseQuery(for key: ChappieCredentialKey) -> [String: Any] {
-        var query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword,
-            kSecAttrService as String: key.service,
-            kSecAttrAccount as String: key.account,
-            // Never an iCloud Keychain item: matches and creates only non-synchronizable items.
-            kSecAttrSynchronizable as String: false,
-        ]
-        if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+    /// The store's logic over the real Security calls.
+    private var items: KeychainCredentialItems {
         #if os(macOS)
-        if usesDataProtectionKeychain { query[kSecUseDataProtectionKeychain as String] = true }
+        let isMacOS = true
+        #else
+        let isMacOS = false
         #endif
-        return query
+        return KeychainCredentialItems(accessGroup: accessGroup, accessibility: accessibility,
+                                       usesDataProtectionKeychain: usesDataProtectionKeychain, isMacOS: isMacOS,
+                                       calls: SecurityFrameworkKeychain())
+    }
+}
+
+/// ``KeychainItemCalls`` over the Security framework: each ``KeychainQuery`` becomes the
+/// `CFDictionary` of the real `kSec…` constants, one to one.
+struct SecurityFrameworkKeychain: KeychainItemCalls {
+    /// Creates the adapter; debug builds check that ``KeychainStatus``'s numbers are the SDK's.
+    init() {
+        assert(KeychainStatus.success.rawValue == errSecSuccess && KeychainStatus.itemNotFound.rawValue == errSecItemNotFound
+            && KeychainStatus.duplicateItem.rawValue == errSecDuplicateItem
+            && KeychainStatus.interactionNotAllowed.rawValue == errSecInteractionNotAllowed
+            && KeychainStatus.missingEntitlement.rawValue == errSecMissingEntitlement
+            && KeychainStatus.notAvailable.rawValue == errSecNotAvailable && KeychainStatus.userCanceled.rawValue == errSecUserCanceled
+            && KeychainStatus.authFailed.rawValue == errSecAuthFailed, "KeychainStatus disagrees with SecBase.h")
     }
 
-    private var accessibilityValue: CFString {
-        switch accessibility {
-        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+    func copyMatching(_ query: KeychainQuery) -> (status: KeychainStatus, data: Data?) {
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(Self.dictionary(query), &result)
+        return (KeychainStatus(rawValue: status), result as? Data)
+    }
+
+    func add(_ attributes: KeychainQuery) -> KeychainStatus {
+        KeychainStatus(rawValue: SecItemAdd(Self.dictionary(attributes), nil))
+    }
+
+    func update(_ query: KeychainQuery, changes: KeychainQuery) -> KeychainStatus {
+        KeychainStatus(rawValue: SecItemUpdate(Self.dictionary(query), Self.dictionary(changes)))
+    }
+
+    func delete(_ query: KeychainQuery) -> KeychainStatus {
+        KeychainStatus(rawValue: SecItemDelete(Self.dictionary(query)))
+    }
+
+    func message(for status: KeychainStatus) -> String? {
+        SecCopyErrorMessageString(status.rawValue, nil).map { $0 as String }
+    }
+
+    /// The query as the Security framework takes it.
+    static func dictionary(_ query: KeychainQuery) -> CFDictionary {
+        var dictionary: [String: Any] = [:]
+        for (attribute, value) in query.attributes {
+            dictionary[key(attribute) as String] = object(value)
+        }
+        return dictionary as CFDictionary
+    }
+
+    private static func key(_ attribute: KeychainAttribute) -> CFString {
+        switch attribute {
+        case .itemClass: kSecClass
+        case .service: kSecAttrService
+        case .account: kSecAttrAccount
+        case .accessGroup: kSecAttrAccessGroup
+        case .synchronizable: kSecAttrSynchronizable
+        case .accessible: kSecAttrAccessible
+        case .useDataProtectionKeychain: kSecUseDataProtectionKeychain
+        case .returnData: kSecReturnData
+        case .matchLimit: kSecMatchLimit
+        case .valueData: kSecValueData
         }
     }
 
-    /// A store error for a failed Keychain call, with the status and Apple's message for it.
-    private static func error(_ status: OSStatus, while operation: String) -> ChappieCredentialStoreError {
-        let text = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "no message"
-        let detail = "Keychain \(operation) failed with status \(status) (\(Redaction.clean(text, maximumBytes: 160)))"
-        switch status {
-        case errSecInteractionNotAllowed:
-            return .unavailable(detail + "; the device is locked and the item's accessibility does not allow reading now")
-        case Wire.missingEntitlement:
-            return .unavailable(detail + "; the app is not signed with a Keychain entitlement")
-        default:
-            return .io(detail)
+    private static func object(_ value: KeychainValue) -> Any {
+        switch value {
+        case .string(let text): text
+        case .bool(let flag): flag ? kCFBooleanTrue as Any : kCFBooleanFalse as Any
+        case .data(let bytes): bytes
+        case .constant(let constant): constantValue(constant)
         }
     }
 
-    private enum Wire {
-        /// `errSecMissingEntitlement` (SecBase.h), spelled out so older SDKs compile.
-        static let missingEntitlement: OSStatus = -34018
+    private static func constantValue(_ constant: KeychainConstant) -> CFString {
+        switch constant {
+        case .genericPassword: kSecClassGenericPassword
+        case .matchLimitOne: kSecMatchLimitOne
+        case .accessibleWhenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        case .accessibleAfterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        }
     }
 }
 #endif

@@ -4,14 +4,15 @@ import Foundation
 /// platform-independent half of the `ChappieSignIn` SwiftUI view, which only renders it.
 ///
 /// The button is enabled while signed out (or when the stored sign-in must be renewed), disabled
-/// while a sign-in runs, and hidden once signed in. While the user is asked to approve,
-/// ``deviceCode`` holds the code to copy and the verification URL to open.
+/// while a sign-in runs, and hidden once signed in and while the stored sign-in is still being
+/// read (``ChappieAuthState/restoring``), so a returning user never sees it flash. While the
+/// user is asked to approve, ``deviceCode`` holds the code to copy and the verification URL to open.
 public struct ChappieSignInButtonState: Sendable, Equatable {
     /// The button's title, e.g. "Sign in with ChatGPT" or "Waiting for approval…".
     public var title: String
     /// True while a sign-in is running: tapping again would throw ``ChappieAuthError/signInInProgress``.
     public var isDisabled: Bool
-    /// True once signed in: the button is not shown.
+    /// True once signed in, and while the stored sign-in is read: the button is not shown.
     public var isHidden: Bool
     /// The code the user must enter, while the session awaits approval; nil otherwise.
     public var deviceCode: ChappieDeviceCode?
@@ -23,6 +24,10 @@ public struct ChappieSignInButtonState: Sendable, Equatable {
         default: deviceCode = nil
         }
         switch snapshot.state {
+        case .restoring:
+            title = Title.restoring
+            isDisabled = true
+            isHidden = true
         case .signedOut:
             title = Title.signIn
             isDisabled = false
@@ -50,6 +55,7 @@ public struct ChappieSignInButtonState: Sendable, Equatable {
     /// ``ChappieAuthSession`` directly).
     private enum Title {
         static let signIn = "Sign in with ChatGPT"
+        static let restoring = "Checking sign-in…"
         static let signInAgain = "Sign in again with ChatGPT"
         static let requestingCode = "Requesting a code…"
         static let awaitingApproval = "Waiting for approval…"

@@ -3,9 +3,11 @@ import Foundation
 import SwiftUI
 
 /// The onboarding sheet of ``ChappieSignIn``: the three ``ChappieSignInOnboardingStep``s, with a
-/// button that opens the verification URL and the user code in a tap-to-copy chip.
+/// button that opens the verification URL, the user code in a tap-to-copy chip, and the phishing
+/// warning (``ChappieDeviceCode/phishingWarning``) under it.
 ///
-/// NOT COMPILED ON LINUX: see APPLE-PLATFORMS.md.
+/// Type-checked for iOS and macOS, not run: see APPLE-PLATFORMS.md.
+@MainActor
 struct ChappieSignInOnboardingSheet: View {
     let deviceCode: ChappieDeviceCode
     @Environment(\.openURL) private var openURL
@@ -55,6 +57,9 @@ struct ChappieSignInOnboardingSheet: View {
             }
             .buttonStyle(.plain)
             .accessibilityLabel("Device code \(deviceCode.userCode). Tap to copy.")
+            Label(ChappieDeviceCode.phishingWarning, systemImage: "exclamationmark.shield")
+                .font(.footnote)
+                .foregroundColor(.secondary)
         }
     }
 }

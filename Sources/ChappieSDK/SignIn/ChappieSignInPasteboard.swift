@@ -8,7 +8,7 @@ import AppKit
 /// Puts the user code on the system pasteboard for ``ChappieSignIn`` (UIPasteboard on iOS and
 /// visionOS, NSPasteboard on macOS; nothing where there is no pasteboard, e.g. tvOS, watchOS).
 ///
-/// NOT COMPILED ON LINUX: see APPLE-PLATFORMS.md.
+/// Type-checked for iOS and macOS, not run: see APPLE-PLATFORMS.md.
 enum ChappieSignInPasteboard {
     /// Replaces the pasteboard's contents with `text`.
     @MainActor

@@ -59,7 +59,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     public static func defaultDirectory() -> URL {
         #if canImport(Darwin)
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: "Library/Application Support", directoryHint: .isDirectory)
+            ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appending(path: "Library/Application Support", directoryHint: .isDirectory)
         return support.appending(path: "Chappie/Threads", directoryHint: .isDirectory)
         #else
         let base: URL

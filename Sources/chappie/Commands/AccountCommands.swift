@@ -40,7 +40,7 @@ enum AccountCommands {
             if let account = info?.accountID { Terminal.line("Account: \(account)") }
         case .reauthenticationRequired:
             Terminal.line("Signed in, but the session can no longer be renewed: run `chappie login`.")
-        case .signedOut, .signingIn:
+        case .signedOut, .signingIn, .restoring:
             Terminal.line("Not signed in. Run `chappie login`.")
         }
     }

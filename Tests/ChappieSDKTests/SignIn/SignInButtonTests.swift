@@ -13,6 +13,7 @@ private func snapshot(_ state: ChappieAuthState, _ link: ChappieDeviceLinkState 
 @Suite("Sign-in button logic")
 struct SignInButtonTests {
     @Test("the button's title, disabled and hidden flags and code follow the session", arguments: [
+        (snapshot(.restoring), "Checking sign-in…", true, true, false),
         (snapshot(.signedOut), "Sign in with ChatGPT", false, false, false),
         (snapshot(.signedOut, .failed(.deviceCodeDenied)), "Sign in with ChatGPT", false, false, false),
         (snapshot(.signedOut, .expired), "Sign in with ChatGPT", false, false, false),

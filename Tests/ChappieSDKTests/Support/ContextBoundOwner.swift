@@ -23,4 +23,8 @@ struct ContextBoundOwner: Sendable {
     func signOut() async throws { try await owner.signOut(context) }
 
     func statusUpdates() async -> AsyncStream<CredentialStatus> { await owner.statusUpdates() }
+
+    func currentStatus() async -> CredentialStatus { await owner.currentStatus() }
+
+    func adopt(_ credential: ChappieCredential) async throws { try await owner.adopt(credential) }
 }
