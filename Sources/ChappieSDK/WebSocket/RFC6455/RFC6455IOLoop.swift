@@ -1,0 +1,412 @@
+#if os(Linux)
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The life of one connection on its own thread: resolve, connect (non-blocking, with the
+/// connect deadline), TLS, the opening handshake, then frames until the close handshake or a
+/// drop. Everything that can block or wait happens here, in `poll(2)` on the socket and the
+/// core's wakeup signal, never on Swift's cooperative pool or a Dispatch worker (DESIGN §9).
+///
+/// One thread owns the socket, the TLS session and the compression streams, so none of them
+/// needs a lock. The loop takes work from ``RFC6455ConnectionCore`` (messages to send, a close
+/// request), writes what it can, and reads when the consumer keeps up; a protocol violation by the
+/// server closes with its code (RFC 6455 §7.1.7), a drop without a close frame is reported as
+/// 1006. After a close frame is sent the loop waits up to ``Plan/closeTimeout`` for the server to
+/// answer and close the TCP connection (§7.1.1), then closes the socket.
+final class RFC6455IOLoop {
+    /// Everything the thread needs to open the connection.
+    struct Plan: Sendable {
+        /// Where to connect.
+        var endpoint: WebSocketEndpoint
+        /// The opening handshake (its key).
+        var handshake: WebSocketHandshake
+        /// The handshake request bytes, the caller's headers included (sent as given, never
+        /// logged).
+        var request: [UInt8]
+        /// When the connection must be open (name resolution, TCP, TLS and handshake together).
+        var deadline: ContinuousClock.Instant
+        /// Where trusted certificates come from.
+        var trust: WebSocketTrust
+        /// OpenSSL (TLS and SHA-1).
+        var openSSL: OpenSSLLibrary
+        /// zlib, or nil to not offer `permessage-deflate`.
+        var zlib: ZlibLibrary?
+        /// The largest frame or message accepted, in bytes (compressed or not).
+        var maximumMessageBytes: Int
+        /// The largest handshake response head accepted, in bytes.
+        var maximumHandshakeHeadBytes: Int
+        /// How long to wait for the server's side of the close handshake.
+        var closeTimeout: Duration
+    }
+
+    private let core: RFC6455ConnectionCore
+    private let plan: Plan
+    private var socket: TCPSocket?
+    private var tls: TLSClientSession?
+    private var codec: PerMessageDeflateCodec?
+    private var decoder = WebSocketFrameDecoder()
+    private var assembler = WebSocketMessageAssembler()
+
+    private var outbound: [UInt8] = []
+    private var outboundOffset = 0
+    private var queuedBytes = 0
+    private var writtenBytes = 0
+    private var pendingSends: [(end: Int, id: UInt64)] = []
+
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var tlsScratch = [UInt8](repeating: 0, count: 16 * 1024)
+
+    private var readingPaused = false
+    private var closeSent = false
+    private var inputStopped = false
+    private var peerFinished = false
+    private var writingShut = false
+    private var closeDeadline: ContinuousClock.Instant?
+
+    /// A loop for `core` that will open `plan`.
+    init(core: RFC6455ConnectionCore, plan: Plan) {
+        self.core = core
+        self.plan = plan
+    }
+
+    /// Runs the connection to its end; returns when the socket is closed.
+    func run() {
+        defer {
+            socket?.close()
+            socket = nil
+            tls = nil
+            codec = nil
+            core.end(with: .closed(code: WebSocketCloseCode.abnormalClosure, reason: Wire.endedWithoutClose))
+        }
+        let response: WebSocketHandshakeResponse
+        let leftover: [UInt8]
+        do {
+            (response, leftover) = try open()
+        } catch {
+            core.end(with: error)
+            return
+        }
+        guard core.opened(responseHeaders: response.headers) else { return }
+        process(leftover)
+        exchangeFrames()
+    }
+
+    // MARK: Opening
+
+    private func open() throws(WebSocketError) -> (WebSocketHandshakeResponse, [UInt8]) {
+        let endpoint = plan.endpoint
+        var addresses = try TCPSocket.resolve(host: endpoint.host, port: endpoint.port)
+        try checkAbandoned()
+        if !endpoint.isSecure {
+            // Plain ws:// only ever reaches this machine, even when a name resolves elsewhere.
+            addresses = addresses.filter(\.isLoopback)
+            guard !addresses.isEmpty else { throw .unsupported("plain ws:// is allowed only to a loopback address; use wss://") }
+        }
+        var lastError = WebSocketError.network("could not connect")
+        for address in addresses {
+            do {
+                socket = try connect(to: address)
+                break
+            } catch {
+                if case .network = error { lastError = error } else { throw error }
+            }
+        }
+        guard socket != nil else { throw lastError }
+        if endpoint.isSecure {
+            let session = try TLSClientSession(library: plan.openSSL, host: endpoint.host, isAddressLiteral: endpoint.isAddressLiteral, trust: plan.trust)
+            tls = session
+            while true {
+                let finished = try session.handshake()
+                appendRaw(session.takeCiphertext())
+                try flushWhileOpening()
+                if finished { break }
+                try readWhileOpening(decrypting: false) { _ in }
+            }
+        }
+        try queue(plan.request)
+        try flushWhileOpening()
+        var reader = WebSocketHandshakeResponseReader(maximumHeadBytes: plan.maximumHandshakeHeadBytes)
+        var result: (response: WebSocketHandshakeResponse, leftover: [UInt8])?
+        while result == nil {
+            try readWhileOpening(decrypting: true) { bytes throws(WebSocketError) in result = try reader.feed(bytes) }
+        }
+        guard let (response, leftover) = result else { throw .network("no handshake response") }
+        let expected = plan.handshake.expectedAccept(sha1: plan.openSSL.sha1)
+        let deflate = try response.validate(expectedAccept: expected, offeredDeflate: plan.zlib != nil)
+        if let deflate, let zlib = plan.zlib {
+            do {
+                codec = try PerMessageDeflateCodec(zlib: zlib, parameters: deflate)
+            } catch {
+                throw .network(error.description)
+            }
+        }
+        decoder = WebSocketFrameDecoder(maximumPayloadBytes: plan.maximumMessageBytes, allowsCompressedFrames: codec != nil)
+        assembler = WebSocketMessageAssembler(maximumMessageBytes: plan.maximumMessageBytes, inflater: codec)
+        return (response, leftover)
+    }
+
+    private func connect(to address: TCPSocket.Address) throws(WebSocketError) -> TCPSocket {
+        let (candidate, inProgress) = try TCPSocket.startConnecting(to: address)
+        guard inProgress else { return candidate }
+        do throws(WebSocketError) {
+            while true {
+                let ready = try waitWhileOpening(on: candidate, for: Int16(POLLOUT))
+                guard ready != 0 else { continue }
+                if let code = candidate.connectionError() { throw .network("could not connect: \(String(cString: strerror(code)))") }
+                return candidate
+            }
+        } catch {
+            candidate.close()
+            throw error
+        }
+    }
+
+    /// Waits on `socket` for `events` within the connect deadline; 0 when only woken.
+    private func waitWhileOpening(on socket: TCPSocket, for events: Int16) throws(WebSocketError) -> Int16 {
+        let result = socket.wait(for: events, wakeup: core.wakeup, deadline: plan.deadline)
+        if result.timedOut { throw .network("the WebSocket connection was not open by its deadline") }
+        if result.woken { try checkAbandoned() }
+        return result.events
+    }
+
+    private func checkAbandoned() throws(WebSocketError) {
+        if core.isAbandoned { throw .network(Wire.abandoned) }
+    }
+
+    private func flushWhileOpening() throws(WebSocketError) {
+        guard let socket else { return }
+        while outboundOffset < outbound.count {
+            try flush()
+            if outboundOffset < outbound.count { _ = try waitWhileOpening(on: socket, for: Int16(POLLOUT)) }
+        }
+    }
+
+    /// Reads once (waiting as needed) and hands the plaintext to `consume`; during the TLS
+    /// handshake (`decrypting` false) the ciphertext only goes to OpenSSL, so a verification
+    /// failure surfaces from ``TLSClientSession/handshake()`` with its reason.
+    private func readWhileOpening(decrypting: Bool, _ consume: ([UInt8]) throws(WebSocketError) -> Void) throws(WebSocketError) {
+        guard let socket else { return }
+        while true {
+            let transfer = readBuffer.withUnsafeMutableBytes { socket.read(into: $0) }
+            switch transfer {
+            case .bytes(let count):
+                var plaintext: [UInt8] = []
+                if let tls {
+                    readBuffer.withUnsafeBytes { tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                    guard decrypting else { return }
+                    if try tls.decrypt(appendingTo: &plaintext, scratch: &tlsScratch) {
+                        throw .network("the server closed the connection during the opening handshake")
+                    }
+                    appendRaw(tls.takeCiphertext())
+                    try flushWhileOpening()
+                } else {
+                    plaintext = Array(readBuffer[0..<count])
+                }
+                try consume(plaintext)
+                return
+            case .endOfStream:
+                throw .network("the server closed the connection during the opening handshake")
+            case .failed(let code):
+                throw .network("the connection failed during the opening handshake: \(String(cString: strerror(code)))")
+            case .wouldBlock:
+                _ = try waitWhileOpening(on: socket, for: Int16(POLLIN))
+            }
+        }
+    }
+
+    // MARK: Frames
+
+    private func exchangeFrames() {
+        guard let socket else { return }
+        while true {
+            let work = core.takeWork()
+            readingPaused = work.readingPaused
+            for message in work.messages where !closeSent {
+                sendMessage(message.payload, id: message.id)
+            }
+            if let code = work.closeCode, !closeSent { sendClose(code: code) }
+            do {
+                try flush()
+            } catch {
+                core.end(with: error)
+                return
+            }
+            if closeSent && outboundOffset == outbound.count && !writingShut && tls == nil {
+                // The close frame is out: FIN now, so the server sees the end at once.
+                socket.shutdownWriting()
+                writingShut = true
+            }
+            if peerFinished { return }
+            var events: Int16 = 0
+            if !readingPaused || closeSent { events |= Int16(POLLIN) }
+            if outboundOffset < outbound.count { events |= Int16(POLLOUT) }
+            let result = socket.wait(for: events, wakeup: core.wakeup, deadline: closeDeadline)
+            if result.timedOut { return }
+            if result.events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                readAvailable(from: socket)
+            }
+        }
+    }
+
+    /// Reads until the socket has nothing more (at most a few buffers, so writes interleave).
+    private func readAvailable(from socket: TCPSocket) {
+        for _ in 0..<8 where !readingPaused || closeSent {
+            let transfer = readBuffer.withUnsafeMutableBytes { socket.read(into: $0) }
+            switch transfer {
+            case .bytes(let count):
+                if let tls {
+                    readBuffer.withUnsafeBytes { tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                    var plaintext: [UInt8] = []
+                    do {
+                        let closedByPeer = try tls.decrypt(appendingTo: &plaintext, scratch: &tlsScratch)
+                        appendRaw(tls.takeCiphertext())
+                        process(plaintext)
+                        if closedByPeer { return endOfStream() }
+                    } catch {
+                        core.end(with: error)
+                        peerFinished = true
+                        return
+                    }
+                } else {
+                    readBuffer.withUnsafeBytes { process(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                }
+            case .wouldBlock:
+                return
+            case .endOfStream:
+                return endOfStream()
+            case .failed(let code):
+                core.end(with: .closed(code: WebSocketCloseCode.abnormalClosure, reason: "the connection failed: \(String(cString: strerror(code)))"))
+                peerFinished = true
+                return
+            }
+        }
+    }
+
+    private func endOfStream() {
+        core.end(with: .closed(code: WebSocketCloseCode.abnormalClosure, reason: Wire.endedWithoutClose))
+        peerFinished = true
+    }
+
+    private func process(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { process($0) }
+    }
+
+    private func process(_ bytes: UnsafeRawBufferPointer) {
+        guard !inputStopped, !bytes.isEmpty else { return }
+        decoder.feed(bytes)
+        do throws(WebSocketProtocolViolation) {
+            while !inputStopped, let frame = try decoder.nextFrame() {
+                guard let event = try assembler.accept(frame) else { continue }
+                handle(event)
+            }
+        } catch {
+            inputStopped = true
+            core.end(with: error.error)
+            if !closeSent { sendClose(code: error.closeCode) }
+        }
+    }
+
+    private func handle(_ event: WebSocketMessageAssembler.Event) {
+        switch event {
+        case .message(let message):
+            guard !closeSent else { return }
+            if core.deliver(message) { readingPaused = true }
+        case .ping(let payload):
+            guard !closeSent else { return }
+            queueFrame(WebSocketFrame(opcode: .pong, payload: payload))
+        case .pong:
+            return
+        case .close(let code, let reason):
+            inputStopped = true
+            core.end(with: .closed(code: code ?? WebSocketCloseCode.noStatusReceived, reason: Redaction.clean(reason, maximumBytes: 123)))
+            if !closeSent { sendClose(code: code) }
+        }
+    }
+
+    // MARK: Writing
+
+    private func sendMessage(_ payload: [UInt8], id: UInt64) {
+        if let codec, let compressed = codec.deflate(payload) {
+            queueFrame(WebSocketFrame(opcode: .text, payload: compressed, isCompressed: true))
+        } else {
+            queueFrame(WebSocketFrame(opcode: .text, payload: payload))
+        }
+        pendingSends.append((queuedBytes, id))
+    }
+
+    /// Queues a close frame with `code` (none when nil: an empty close frame) and starts the
+    /// close timeout.
+    private func sendClose(code: Int?) {
+        closeSent = true
+        var payload: [UInt8] = []
+        if let code, WebSocketCloseCode.isValidOnTheWire(code) { payload = [UInt8(code >> 8), UInt8(code & 0xFF)] }
+        queueFrame(WebSocketFrame(opcode: .close, payload: payload))
+        closeDeadline = .now + plan.closeTimeout
+    }
+
+    private func queueFrame(_ frame: WebSocketFrame) {
+        do {
+            try queue(WebSocketFrameEncoder.encode(frame))
+        } catch {
+            core.end(with: error)
+            peerFinished = true
+        }
+    }
+
+    /// Queues plaintext, encrypted when TLS is on.
+    private func queue(_ bytes: [UInt8]) throws(WebSocketError) {
+        guard let tls else { return appendRaw(bytes) }
+        try tls.encrypt(bytes)
+        appendRaw(tls.takeCiphertext())
+    }
+
+    private func appendRaw(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        if outboundOffset == outbound.count {
+            outbound.removeAll(keepingCapacity: true)
+            outboundOffset = 0
+        } else if outboundOffset >= 1 << 20 && outboundOffset * 2 >= outbound.count {
+            outbound.removeFirst(outboundOffset)
+            outboundOffset = 0
+        }
+        outbound += bytes
+        queuedBytes += bytes.count
+    }
+
+    /// Writes what the socket takes now; completes the sends whose bytes are all out.
+    private func flush() throws(WebSocketError) {
+        guard let socket else { return }
+        while outboundOffset < outbound.count {
+            let transfer = outbound.withUnsafeBytes { socket.write(UnsafeRawBufferPointer(rebasing: $0[outboundOffset...])) }
+            switch transfer {
+            case .bytes(let count):
+                outboundOffset += count
+                writtenBytes += count
+            case .wouldBlock, .endOfStream:
+                completeSends()
+                return
+            case .failed(let code):
+                peerFinished = true
+                throw .closed(code: WebSocketCloseCode.abnormalClosure, reason: "the connection failed: \(String(cString: strerror(code)))")
+            }
+        }
+        completeSends()
+    }
+
+    private func completeSends() {
+        while let first = pendingSends.first, first.end <= writtenBytes {
+            pendingSends.removeFirst()
+            core.sent(id: first.id)
+        }
+    }
+
+    private enum Wire {
+        static let endedWithoutClose = "the connection closed without a close frame"
+        static let abandoned = "the connect was abandoned"
+    }
+}
+#endif
