@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import ChappieSDK
 
-@Suite("Chappie's RFC 6455 client against the emulator's Responses WebSocket (PROTOCOL §6)")
+@Suite("Chappie's RFC 6455 client against the emulator's Responses WebSocket (PROTOCOL §6)", .timeLimit(.minutes(1)))
 struct RFC6455EmulatorTests {
     static func url(_ emulator: ChappieEmulator) -> URL {
         URL(string: "ws://127.0.0.1:\(emulator.port)/backend-api/codex/responses")!
@@ -127,6 +127,31 @@ struct RFC6455EmulatorTests {
             let error = await #expect(throws: WebSocketError.self) { _ = try await connection.receive() }
             #expect(error == .closed(code: 4001, reason: "closed by client"))
             await #expect(throws: WebSocketError.self) { try await connection.send(text: "late") }
+            let closed = await emulator.nextClosedStream()
+            #expect(closed?.transport == .webSocket)
+            #expect(closed?.closeCode == 4001)
+        }
+    }
+
+    @Test("Cancelling a receive while the response stalls closes the socket with 1000 mid-response")
+    func cancelDuringStall() async throws {
+        try await ChappieEmulator.with { emulator in
+            // given a response that stalls after its first event
+            let tokens = await emulator.issueTokens()
+            await emulator.enqueue(.stall)
+            let connection = try await RFC6455WebSocketConnector().open(url: Self.url(emulator), headers: Self.headers(tokens.accessToken), timeout: 15)
+            try await connection.send(text: Self.create("stall"))
+            guard case .text(let first) = try await connection.receive() else { Issue.record("expected text"); return }
+            #expect(first.contains("codex.rate_limits"))
+            // when
+            let waiting = Task { try await connection.receive() }
+            waiting.cancel()
+            // then
+            let result = await waiting.result
+            #expect(throws: CancellationError.self) { try result.get() }
+            let closed = await emulator.nextClosedStream()
+            #expect(closed?.closeCode == 1000)
+            #expect(closed?.duringResponse == true)
         }
     }
 }
