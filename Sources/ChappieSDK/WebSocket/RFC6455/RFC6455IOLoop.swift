@@ -409,4 +409,19 @@ final class RFC6455IOLoop {
         static let abandoned = "the connect was abandoned"
     }
 }
+
+/// The plan holds the handshake request, and with it the caller's `Authorization` header: it
+/// prints only where it connects (STYLE §12).
+extension RFC6455IOLoop.Plan: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The endpoint only; the request is redacted.
+    var description: String {
+        "RFC6455IOLoop.Plan(\(endpoint.isSecure ? "wss" : "ws")://\(endpoint.hostHeader)\(endpoint.requestTarget), request: [redacted])"
+    }
+
+    /// Same as ``description``.
+    var debugDescription: String { description }
+
+    /// The endpoint only; the request is redacted.
+    var customMirror: Mirror { Mirror(self, children: ["endpoint": endpoint, "request": "[redacted]"]) }
+}
 #endif

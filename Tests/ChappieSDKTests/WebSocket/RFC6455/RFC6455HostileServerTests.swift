@@ -183,6 +183,47 @@ struct RFC6455HostileServerTests {
         }
     }
 
+    @Test("With permessage-deflate accepted, sent messages carry RSV1 and inflate back; compressed server messages are inflated")
+    func deflateNegotiated() async throws {
+        try await RawWebSocketPeer.with({ connection in
+            let head = connection.upgrade(extraHeaders: ["Sec-WebSocket-Extensions: permessage-deflate; client_no_context_takeover"])
+            connection.report(RawConnection.header("Sec-WebSocket-Extensions", in: head) ?? "no offer")
+            guard let zlib = try? ZlibLibrary.shared.get(),
+                let server = try? PerMessageDeflateCodec(zlib: zlib, parameters: PerMessageDeflateParameters(serverNoContextTakeover: true)),
+                let frame = connection.readFrame()
+            else { return connection.report("no frame") }
+            let text = (try? server.inflate(frame.payload, maximumBytes: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? "not deflate"
+            connection.report("rsv1 \(frame.rsv1) \(text)")
+            let reply = server.deflate(Array("compressed reply, compressed reply".utf8)) ?? []
+            connection.writeFrame(opcode: 1, reply, rsv: 0x40)
+            connection.expectClose()
+        }) { peer in
+            let connection = try await Self.open(peer)
+            #expect(await peer.next() == "permessage-deflate; client_max_window_bits")
+            try await connection.send(text: "hello hello hello hello")
+            #expect(await peer.next() == "rsv1 true hello hello hello hello")
+            #expect(try await connection.receive() == .text("compressed reply, compressed reply"))
+            connection.close(code: 1000)
+            #expect(await peer.next() == "close 1000")
+        }
+    }
+
+    @Test("The connection plan, which holds the Authorization header, prints without it")
+    func planIsRedacted() throws {
+        let endpoint = try WebSocketEndpoint(url: URL(string: "wss://example.com/socket")!)
+        let handshake = WebSocketHandshake()
+        let request = try handshake.request(for: endpoint, headers: [("Authorization", Self.token)], offersDeflate: false)
+        let plan = RFC6455IOLoop.Plan(
+            endpoint: endpoint, handshake: handshake, request: request, deadline: .now, trust: .system, openSSL: try OpenSSLLibrary.shared.get(),
+            zlib: nil, maximumMessageBytes: 1, maximumHandshakeHeadBytes: 1, closeTimeout: .zero)
+        var dumped = ""
+        dump(plan, to: &dumped)
+        for text in [String(describing: plan), String(reflecting: plan), dumped] {
+            #expect(!text.contains("hostile-test-token"))
+            #expect(text.contains("example.com"))
+        }
+    }
+
     @Test("A close from the server is surfaced with its code and reason and answered with the same code")
     func serverClose() async throws {
         try await RawWebSocketPeer.with({ connection in

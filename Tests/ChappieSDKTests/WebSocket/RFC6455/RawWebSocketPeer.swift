@@ -160,10 +160,11 @@ final class RawConnection: @unchecked Sendable {
         write(frame + body)
     }
 
-    /// Reads one client frame: opcode, unmasked payload, whether it was masked, and its key.
-    func readFrame() -> (opcode: UInt8, payload: [UInt8], masked: Bool, key: [UInt8])? {
+    /// Reads one client frame: opcode, unmasked payload, whether it was masked, its key, and RSV1.
+    func readFrame() -> (opcode: UInt8, payload: [UInt8], masked: Bool, key: [UInt8], rsv1: Bool)? {
         guard fill(atLeast: 2) else { return nil }
         let opcode = buffer[0] & 0x0F
+        let rsv1 = buffer[0] & 0x40 != 0
         let masked = buffer[1] & 0x80 != 0
         var length = Int(buffer[1] & 0x7F)
         var offset = 2
@@ -182,7 +183,7 @@ final class RawConnection: @unchecked Sendable {
         var payload = Array(buffer[(offset + keyLength)..<(offset + keyLength + length)])
         if masked { for index in payload.indices { payload[index] ^= key[index % 4] } }
         buffer.removeFirst(offset + keyLength + length)
-        return (opcode, payload, masked, key)
+        return (opcode, payload, masked, key, rsv1)
     }
 
     /// Reads client frames until a close frame; reports `close <code>` (or `close none`), then
