@@ -77,7 +77,10 @@ struct RFC6455ClientConformanceTests {
         #expect(await server.nextLine() == "CLOSED 4002 ")
     }
 
-    @Test("wss with a test CA: the same exchange by host name and by IP address, TLS verified against the CA file")
+    @Test(
+        "wss with a test CA: the same exchange by host name and by IP address, TLS verified against the CA file",
+        .enabled(if: ClientAvailability.shouldRun(installed: TestCertificates.isAvailable), "openssl is not installed")
+    )
     func secure() async throws {
         try #require(ClientAvailability.hasWebsocketsPython && TestCertificates.isAvailable, "websockets (PyPI) and openssl are required on CI")
         let certificates = try await TestCertificates.make()
@@ -91,7 +94,10 @@ struct RFC6455ClientConformanceTests {
         }
     }
 
-    @Test("wss is refused (1015) for a certificate issued to another name, a self-signed one, and a CA the trust store lacks")
+    @Test(
+        "wss is refused (1015) for a certificate issued to another name, a self-signed one, and a CA the trust store lacks",
+        .enabled(if: ClientAvailability.shouldRun(installed: TestCertificates.isAvailable), "openssl is not installed")
+    )
     func secureRefusals() async throws {
         try #require(ClientAvailability.hasWebsocketsPython && TestCertificates.isAvailable, "websockets (PyPI) and openssl are required on CI")
         let certificates = try await TestCertificates.make()
