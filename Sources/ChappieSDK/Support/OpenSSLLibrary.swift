@@ -36,7 +36,9 @@ struct OpenSSLLibrary: Sendable {
     typealias ErrorGet = @convention(c) () -> UInt
     typealias ErrorString = @convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int) -> Void
     typealias ErrorClear = @convention(c) () -> Void
-    typealias Digest = @convention(c) (UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt32>?, OpaquePointer?, OpaquePointer?) -> Int32
+    typealias Digest = @convention(c) (
+        UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt32>?, OpaquePointer?, OpaquePointer?
+    ) -> Int32
 
     /// Constants from OpenSSL 3.0's headers.
     enum Constant {
@@ -105,7 +107,9 @@ struct OpenSSLLibrary: Sendable {
     /// Loads the libraries and resolves every function.
     ///
     /// - Throws: ``SystemLibrary/LoadError`` naming the missing library or function.
-    static func load(ssl: String = defaultLibraryNames.ssl, crypto: String = defaultLibraryNames.crypto) throws(SystemLibrary.LoadError) -> OpenSSLLibrary {
+    static func load(
+        ssl: String = defaultLibraryNames.ssl, crypto: String = defaultLibraryNames.crypto
+    ) throws(SystemLibrary.LoadError) -> OpenSSLLibrary {
         let cryptoHandle = try SystemLibrary.open(crypto)
         let sslHandle = try SystemLibrary.open(ssl)
         func s<Function>(_ name: String, _ type: Function.Type) throws(SystemLibrary.LoadError) -> Function {

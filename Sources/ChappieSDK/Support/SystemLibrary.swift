@@ -31,7 +31,9 @@ enum SystemLibrary {
     /// The function `name` in the library `handle`, cast to the C function type `Function`.
     ///
     /// - Throws: ``LoadError`` naming the missing symbol and `library`.
-    static func function<Function>(_ handle: UnsafeMutableRawPointer, _ name: String, library: String, as type: Function.Type) throws(LoadError) -> Function {
+    static func function<Function>(
+        _ handle: UnsafeMutableRawPointer, _ name: String, library: String, as type: Function.Type
+    ) throws(LoadError) -> Function {
         guard let address = dlsym(handle, name) else { throw LoadError(description: "\(library) lacks \(name)") }
         return unsafeBitCast(address, to: type)
     }

@@ -38,7 +38,8 @@ final class PerMessageDeflateCodec: WebSocketMessageInflating {
         let deflateStream = UnsafeMutablePointer<ZStream>.allocate(capacity: 1)
         deflateStream.initialize(to: ZStream())
         let status = zlib.deflateInit(
-            UnsafeMutableRawPointer(deflateStream), Wire.level, ZlibLibrary.Constant.deflated, Int32(-parameters.clientMaxWindowBits), Wire.memoryLevel,
+            UnsafeMutableRawPointer(deflateStream), Wire.level, ZlibLibrary.Constant.deflated, Int32(-parameters.clientMaxWindowBits),
+            Wire.memoryLevel,
             ZlibLibrary.Constant.defaultStrategy, version, size)
         guard status == ZlibLibrary.Constant.ok else {
             deflateStream.deallocate()

@@ -22,19 +22,16 @@ final class RFC6455IOLoop {
     struct Plan: Sendable {
         /// Where to connect.
         var endpoint: WebSocketEndpoint
-        /// The opening handshake (its key).
-        var handshake: WebSocketHandshake
-        /// The handshake request bytes, the caller's headers included (sent as given, never
-        /// logged).
-        var request: [UInt8]
+        /// The caller's handshake headers (checked; sent as given, never logged).
+        var headers: [(name: String, value: String)]
         /// When the connection must be open (name resolution, TCP, TLS and handshake together).
         var deadline: ContinuousClock.Instant
         /// Where trusted certificates come from.
         var trust: WebSocketTrust
-        /// OpenSSL (TLS and SHA-1).
-        var openSSL: OpenSSLLibrary
-        /// zlib, or nil to not offer `permessage-deflate`.
-        var zlib: ZlibLibrary?
+        /// The system libraries (OpenSSL required, zlib optional).
+        var libraries: RFC6455WebSocketConnector.Libraries
+        /// Whether to offer `permessage-deflate` (when zlib loads).
+        var offersPerMessageDeflate: Bool
         /// The largest frame or message accepted, in bytes (compressed or not).
         var maximumMessageBytes: Int
         /// The largest handshake response head accepted, in bytes.
@@ -99,6 +96,14 @@ final class RFC6455IOLoop {
 
     private func open() throws(WebSocketError) -> (WebSocketHandshakeResponse, [UInt8]) {
         let endpoint = plan.endpoint
+        let openSSL: OpenSSLLibrary
+        switch plan.libraries.openSSL() {
+        case .success(let library): openSSL = library
+        case .failure(let error): throw .unsupported("the WebSocket client needs OpenSSL 3 (Debian package libssl3): \(error.description)")
+        }
+        let zlib = plan.offersPerMessageDeflate ? try? plan.libraries.zlib().get() : nil
+        let handshake = WebSocketHandshake()
+        let request = try handshake.request(for: endpoint, headers: plan.headers, offersDeflate: zlib != nil)
         var addresses = try TCPSocket.resolve(host: endpoint.host, port: endpoint.port)
         try checkAbandoned()
         if !endpoint.isSecure {
@@ -117,7 +122,8 @@ final class RFC6455IOLoop {
         }
         guard socket != nil else { throw lastError }
         if endpoint.isSecure {
-            let session = try TLSClientSession(library: plan.openSSL, host: endpoint.host, isAddressLiteral: endpoint.isAddressLiteral, trust: plan.trust)
+            let session = try TLSClientSession(
+                library: openSSL, host: endpoint.host, isAddressLiteral: endpoint.isAddressLiteral, trust: plan.trust)
             tls = session
             while true {
                 let finished = try session.handshake()
@@ -127,7 +133,7 @@ final class RFC6455IOLoop {
                 try readWhileOpening(decrypting: false) { _ in }
             }
         }
-        try queue(plan.request)
+        try queue(request)
         try flushWhileOpening()
         var reader = WebSocketHandshakeResponseReader(maximumHeadBytes: plan.maximumHandshakeHeadBytes)
         var result: (response: WebSocketHandshakeResponse, leftover: [UInt8])?
@@ -135,9 +141,9 @@ final class RFC6455IOLoop {
             try readWhileOpening(decrypting: true) { bytes throws(WebSocketError) in result = try reader.feed(bytes) }
         }
         guard let (response, leftover) = result else { throw .network("no handshake response") }
-        let expected = plan.handshake.expectedAccept(sha1: plan.openSSL.sha1)
-        let deflate = try response.validate(expectedAccept: expected, offeredDeflate: plan.zlib != nil)
-        if let deflate, let zlib = plan.zlib {
+        let expected = handshake.expectedAccept(sha1: openSSL.sha1)
+        let deflate = try response.validate(expectedAccept: expected, offeredDeflate: zlib != nil)
+        if let deflate, let zlib {
             do {
                 codec = try PerMessageDeflateCodec(zlib: zlib, parameters: deflate)
             } catch {
@@ -246,15 +252,22 @@ final class RFC6455IOLoop {
             if outboundOffset < outbound.count { events |= Int16(POLLOUT) }
             let result = socket.wait(for: events, wakeup: core.wakeup, deadline: closeDeadline)
             if result.timedOut { return }
-            if result.events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                readAvailable(from: socket)
+            if result.events & Int16(POLLHUP | POLLERR) != 0 {
+                // Reported even while reading is paused: read to the end now, or poll would spin.
+                readAvailable(from: socket, untilDrained: true)
+            } else if result.events & Int16(POLLIN) != 0 {
+                readAvailable(from: socket, untilDrained: false)
             }
         }
     }
 
-    /// Reads until the socket has nothing more (at most a few buffers, so writes interleave).
-    private func readAvailable(from socket: TCPSocket) {
-        for _ in 0..<8 where !readingPaused || closeSent {
+    /// Reads until the socket has nothing more: at most a few buffers, so writes interleave, and
+    /// none while the consumer is behind, unless `untilDrained` (the peer hung up or the socket
+    /// failed: what is left is bounded by the kernel's buffer).
+    private func readAvailable(from socket: TCPSocket, untilDrained: Bool) {
+        var reads = 0
+        while untilDrained || (reads < 8 && (!readingPaused || closeSent)) {
+            reads += 1
             let transfer = readBuffer.withUnsafeMutableBytes { socket.read(into: $0) }
             switch transfer {
             case .bytes(let count):
@@ -279,7 +292,8 @@ final class RFC6455IOLoop {
             case .endOfStream:
                 return endOfStream()
             case .failed(let code):
-                core.end(with: .closed(code: WebSocketCloseCode.abnormalClosure, reason: "the connection failed: \(String(cString: strerror(code)))"))
+                let reason = "the connection failed: \(String(cString: strerror(code)))"
+                core.end(with: .closed(code: WebSocketCloseCode.abnormalClosure, reason: reason))
                 peerFinished = true
                 return
             }
@@ -316,7 +330,9 @@ final class RFC6455IOLoop {
             guard !closeSent else { return }
             if core.deliver(message) { readingPaused = true }
         case .ping(let payload):
-            guard !closeSent else { return }
+            // A server that pings but never reads gets no more pongs once a megabyte waits
+            // (RFC 6455 §5.5.3 lets a client answer only the latest of several pings).
+            guard !closeSent, outbound.count - outboundOffset < 1 << 20 else { return }
             queueFrame(WebSocketFrame(opcode: .pong, payload: payload))
         case .pong:
             return
@@ -410,18 +426,18 @@ final class RFC6455IOLoop {
     }
 }
 
-/// The plan holds the handshake request, and with it the caller's `Authorization` header: it
-/// prints only where it connects (STYLE §12).
+/// The plan holds the caller's handshake headers, `Authorization` among them: it prints only
+/// where it connects (STYLE §12).
 extension RFC6455IOLoop.Plan: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The endpoint only; the request is redacted.
+    /// The endpoint only; the headers are redacted.
     var description: String {
-        "RFC6455IOLoop.Plan(\(endpoint.isSecure ? "wss" : "ws")://\(endpoint.hostHeader)\(endpoint.requestTarget), request: [redacted])"
+        "RFC6455IOLoop.Plan(\(endpoint.isSecure ? "wss" : "ws")://\(endpoint.hostHeader)\(endpoint.requestTarget), headers: [redacted])"
     }
 
     /// Same as ``description``.
     var debugDescription: String { description }
 
-    /// The endpoint only; the request is redacted.
-    var customMirror: Mirror { Mirror(self, children: ["endpoint": endpoint, "request": "[redacted]"]) }
+    /// The endpoint only; the headers are redacted.
+    var customMirror: Mirror { Mirror(self, children: ["endpoint": endpoint, "headers": "[redacted]"]) }
 }
 #endif

@@ -25,15 +25,17 @@ import Foundation
 ///   deadline (`timeout` covers all of it).
 /// * `CancellationError`.
 struct RFC6455WebSocketConnector: WebSocketConnector {
-    /// The system libraries a connector uses (replaced in tests to simulate a missing one).
+    /// The system libraries a connector uses (replaced in tests to simulate a missing one),
+    /// loaded on the connection's thread: `dlopen` reads files, which never happens on the
+    /// cooperative pool.
     struct Libraries: Sendable {
-        /// OpenSSL, required (TLS and the SHA-1 of the handshake).
-        var openSSL: Result<OpenSSLLibrary, SystemLibrary.LoadError>
-        /// zlib, optional: without it `permessage-deflate` is not offered.
-        var zlib: Result<ZlibLibrary, SystemLibrary.LoadError>
+        /// Loads OpenSSL, required (TLS and the SHA-1 of the handshake).
+        var openSSL: @Sendable () -> Result<OpenSSLLibrary, SystemLibrary.LoadError>
+        /// Loads zlib, optional: without it `permessage-deflate` is not offered.
+        var zlib: @Sendable () -> Result<ZlibLibrary, SystemLibrary.LoadError>
 
-        /// The process-wide libraries.
-        static var system: Libraries { Libraries(openSSL: OpenSSLLibrary.shared, zlib: ZlibLibrary.shared) }
+        /// The process-wide libraries (each loaded once).
+        static let system = Libraries(openSSL: { OpenSSLLibrary.shared }, zlib: { ZlibLibrary.shared })
     }
 
     /// Where server certificates are verified.
@@ -83,19 +85,11 @@ struct RFC6455WebSocketConnector: WebSocketConnector {
     func open(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> RFC6455WebSocketConnection {
         try Task.checkCancellation()
         let endpoint = try WebSocketEndpoint(url: url)
-        let openSSL: OpenSSLLibrary
-        switch libraries.openSSL {
-        case .success(let library): openSSL = library
-        case .failure(let error):
-            throw WebSocketError.unsupported("the WebSocket client needs OpenSSL 3 (Debian package libssl3): \(error.description)")
-        }
-        let zlib = offersPerMessageDeflate ? try? libraries.zlib.get() : nil
-        let handshake = WebSocketHandshake()
-        let request = try handshake.request(for: endpoint, headers: headers, offersDeflate: zlib != nil)
+        try WebSocketHandshake.checkHeaders(headers)
         let seconds = timeout.isFinite ? max(0.001, timeout) : 3600
         let plan = RFC6455IOLoop.Plan(
-            endpoint: endpoint, handshake: handshake, request: request, deadline: .now + .milliseconds(Int64(seconds * 1000)), trust: trust, openSSL: openSSL,
-            zlib: zlib, maximumMessageBytes: maximumMessageBytes,
+            endpoint: endpoint, headers: headers, deadline: .now + .milliseconds(Int64(seconds * 1000)), trust: trust, libraries: libraries,
+            offersPerMessageDeflate: offersPerMessageDeflate, maximumMessageBytes: maximumMessageBytes,
             maximumHandshakeHeadBytes: maximumHandshakeHeadBytes, closeTimeout: closeTimeout)
         let core = RFC6455ConnectionCore(wakeup: try WakeupSignal())
         let thread = Thread { RFC6455IOLoop(core: core, plan: plan).run() }

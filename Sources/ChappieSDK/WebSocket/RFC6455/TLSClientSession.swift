@@ -43,7 +43,9 @@ final class TLSClientSession {
         case .system:
             guard library.contextDefaultPaths(context) == 1 else { throw Self.failure(library, "the system trust store could not be loaded") }
         case .certificateFile(let path):
-            guard library.contextLoadLocations(context, path, nil) == 1 else { throw Self.failure(library, "the trusted certificate file could not be loaded") }
+            guard library.contextLoadLocations(context, path, nil) == 1 else {
+                throw Self.failure(library, "the trusted certificate file could not be loaded")
+            }
         }
         guard let ssl = library.sessionNew(context) else { throw Self.failure(library, "SSL_new failed") }
         guard let input = library.bioNew(library.memoryMethod()), let output = library.bioNew(library.memoryMethod()) else {
@@ -61,7 +63,8 @@ final class TLSClientSession {
         } else {
             guard library.setHost(ssl, host) == 1 else { throw Self.failure(library, "the host name could not be set for verification") }
             let sni = host.withCString { name in
-                library.sessionControl(ssl, OpenSSLLibrary.Constant.setServerName, OpenSSLLibrary.Constant.hostNameType, UnsafeMutableRawPointer(mutating: name))
+                library.sessionControl(
+                    ssl, OpenSSLLibrary.Constant.setServerName, OpenSSLLibrary.Constant.hostNameType, UnsafeMutableRawPointer(mutating: name))
             }
             guard sni == 1 else { throw Self.failure(library, "the server name (SNI) could not be set") }
         }

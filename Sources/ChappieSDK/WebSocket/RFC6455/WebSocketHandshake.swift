@@ -42,15 +42,23 @@ struct WebSocketHandshake: Sendable {
             "\(Wire.version): 13",
         ]
         if offersDeflate { lines.append("\(Wire.extensions): \(PerMessageDeflateParameters.offer)") }
+        try Self.checkHeaders(headers)
         for header in headers {
-            guard Self.isToken(header.name), Self.isFieldValue(header.value) else {
-                throw .unsupported("a handshake header has a name or value that HTTP does not allow")
-            }
             let lowered = header.name.lowercased()
             guard !Wire.owned.contains(lowered), !lowered.hasPrefix(Wire.ownedPrefix) else { continue }
             lines.append("\(header.name): \(header.value)")
         }
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    /// Checks that every header can be sent as it is.
+    ///
+    /// - Throws: ``WebSocketError/unsupported(_:)`` when a name is not an HTTP token or a value
+    ///   contains CR, LF, NUL or another control character (the message names neither).
+    static func checkHeaders(_ headers: [(name: String, value: String)]) throws(WebSocketError) {
+        guard headers.allSatisfy({ isToken($0.name) && isFieldValue($0.value) }) else {
+            throw .unsupported("a handshake header has a name or value that HTTP does not allow")
+        }
     }
 
     /// Whether `name` is an HTTP token (RFC 9110 §5.6.2).

@@ -71,7 +71,9 @@ struct WebSocketHandshakeResponseReader {
     ///
     /// - Throws: ``WebSocketError/closed(code:reason:)`` with 1002 when the head exceeds the cap
     ///   or is not an HTTP/1.x response head.
-    mutating func feed<Bytes: Collection>(_ bytes: Bytes) throws(WebSocketError) -> (response: WebSocketHandshakeResponse, leftover: [UInt8])? where Bytes.Element == UInt8 {
+    mutating func feed<Bytes: Collection>(
+        _ bytes: Bytes
+    ) throws(WebSocketError) -> (response: WebSocketHandshakeResponse, leftover: [UInt8])? where Bytes.Element == UInt8 {
         buffer.append(contentsOf: bytes)
         var index = max(0, scanned - 3)
         // The head, blank line included, is at most maximumHeadBytes long.

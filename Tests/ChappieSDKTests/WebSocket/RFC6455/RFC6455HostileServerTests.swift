@@ -210,17 +210,37 @@ struct RFC6455HostileServerTests {
 
     @Test("The connection plan, which holds the Authorization header, prints without it")
     func planIsRedacted() throws {
-        let endpoint = try WebSocketEndpoint(url: URL(string: "wss://example.com/socket")!)
-        let handshake = WebSocketHandshake()
-        let request = try handshake.request(for: endpoint, headers: [("Authorization", Self.token)], offersDeflate: false)
         let plan = RFC6455IOLoop.Plan(
-            endpoint: endpoint, handshake: handshake, request: request, deadline: .now, trust: .system, openSSL: try OpenSSLLibrary.shared.get(),
-            zlib: nil, maximumMessageBytes: 1, maximumHandshakeHeadBytes: 1, closeTimeout: .zero)
+            endpoint: try WebSocketEndpoint(url: URL(string: "wss://example.com/socket")!), headers: [("Authorization", Self.token)], deadline: .now,
+            trust: .system, libraries: .system, offersPerMessageDeflate: true, maximumMessageBytes: 1, maximumHandshakeHeadBytes: 1,
+            closeTimeout: .zero)
         var dumped = ""
         dump(plan, to: &dumped)
         for text in [String(describing: plan), String(reflecting: plan), dumped] {
             #expect(!text.contains("hostile-test-token"))
             #expect(text.contains("example.com"))
+        }
+    }
+
+    @Test("A burst past the inbox watermark pauses reading and loses nothing: all messages in order, then the close", arguments: [true, false])
+    func burstThenEnd(withCloseFrame: Bool) async throws {
+        let count = 3 * RFC6455ConnectionCore.Policy.inboxHighWaterMessages
+        try await RawWebSocketPeer.with({ connection in
+            connection.upgrade()
+            var burst: [UInt8] = []
+            for index in 0..<count { burst += [0x81, UInt8(String(index).utf8.count)] + Array(String(index).utf8) }
+            if withCloseFrame { burst += [0x88, 0x02, 0x03, 0xE8] }
+            connection.write(burst)
+            connection.report("sent")
+            if withCloseFrame { connection.expectClose() }
+        }) { peer in
+            let connection = try await Self.open(peer)
+            #expect(await peer.next() == "sent")
+            for index in 0..<count {
+                guard try await connection.receive() == .text(String(index)) else { Issue.record("message \(index) out of order"); return }
+            }
+            await Self.expectClosed(connection, code: withCloseFrame ? 1000 : 1006)
+            if withCloseFrame { #expect(await peer.next() == "close 1000") }
         }
     }
 
@@ -337,11 +357,27 @@ struct RFC6455HostileServerTests {
         }
     }
 
+    @Test("Without zlib, or when told not to, the client does not offer permessage-deflate")
+    func noDeflateOffer() async throws {
+        let withoutZlib = RFC6455WebSocketConnector.Libraries(
+            openSSL: { OpenSSLLibrary.shared }, zlib: { Result { () throws(SystemLibrary.LoadError) in try ZlibLibrary.load("libz-chappie-missing.so.1") } })
+        for connector in [RFC6455WebSocketConnector(libraries: withoutZlib), RFC6455WebSocketConnector(offersPerMessageDeflate: false)] {
+            try await RawWebSocketPeer.with({ connection in
+                let head = connection.upgrade()
+                connection.report(RawConnection.header("Sec-WebSocket-Extensions", in: head) ?? "no offer")
+            }) { peer in
+                let connection = try await Self.open(peer, connector: connector)
+                defer { connection.close(code: 1000) }
+                #expect(await peer.next() == "no offer")
+            }
+        }
+    }
+
     @Test("Without OpenSSL the connector reports unsupported (so the caller uses HTTP)")
     func missingOpenSSL() async throws {
         let libraries = RFC6455WebSocketConnector.Libraries(
-            openSSL: Result { () throws(SystemLibrary.LoadError) in try OpenSSLLibrary.load(ssl: "libssl-chappie-missing.so.3") },
-            zlib: ZlibLibrary.shared)
+            openSSL: { Result { () throws(SystemLibrary.LoadError) in try OpenSSLLibrary.load(ssl: "libssl-chappie-missing.so.3") } },
+            zlib: { ZlibLibrary.shared })
         let error = await #expect(throws: WebSocketError.self) {
             _ = try await RFC6455WebSocketConnector(libraries: libraries).open(url: URL(string: "wss://example.com/")!, headers: [], timeout: 5)
         }
