@@ -89,6 +89,8 @@ struct RFC6455ClientConformanceTests {
         for host in ["localhost", "127.0.0.1"] {
             let connection = try await Self.open("wss://\(host):\(server.port)/", trust: .certificateFile(certificates.authority))
             #expect(try await Self.exchange(connection).hasPrefix("permessage-deflate"))
+            // SNI carries a host name, never an address literal (RFC 6066 §3)
+            #expect(try await Self.ask(connection, "sni") == .text(host == "localhost" ? "localhost" : "none"))
             connection.close(code: 1000)
             #expect(await server.nextLine() == "CLOSED 1000 ")
         }

@@ -18,6 +18,7 @@ the library's default offer answer, or no-context (server_ and client_no_context
   extensions              answers the negotiated Sec-WebSocket-Extensions (or `none`)
   header <name>           answers the value of that request header (or `none`)
   large <n>               answers n characters: 8-digit hex counters 00000000, 00000001, ...
+  sni                     answers the TLS server name the client sent (SNI), or `none`
 
 When a connection ends the server prints `CLOSED <code> <reason>` with the close code the client
 sent (or `CLOSED none`). Never prints a header value other than the one asked for.
@@ -30,6 +31,13 @@ import sys
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+
+
+SERVER_NAMES = {}
+
+
+def remember_server_name(ssl_object, server_name, context):
+    SERVER_NAMES[id(ssl_object)] = server_name
 
 
 def large(count):
@@ -62,6 +70,9 @@ async def handler(ws):
                 await ws.send(ws.request.headers.get(rest) or "none")
             elif command == "large":
                 await ws.send(large(int(rest)))
+            elif command == "sni":
+                ssl_object = ws.transport.get_extra_info("ssl_object")
+                await ws.send(SERVER_NAMES.get(id(ssl_object)) or "none")
             else:
                 await ws.send(f"unknown command {command}")
     except ConnectionClosed:
@@ -81,6 +92,7 @@ async def main():
     if options.tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(*options.tls)
+        context.sni_callback = remember_server_name
     extensions = {}
     if options.deflate == "off":
         extensions = {"compression": None}
