@@ -112,9 +112,13 @@ final class RFC6455IOLoop {
             guard !addresses.isEmpty else { throw .unsupported("plain ws:// is allowed only to a loopback address; use wss://") }
         }
         var lastError = WebSocketError.network("could not connect")
-        for address in addresses {
+        for (index, address) in addresses.enumerated() {
+            // Each address gets an equal share of the time left, so an unreachable first address
+            // (a blackholed IPv6 route) leaves time for the next.
+            let remaining = ContinuousClock.now.duration(to: plan.deadline)
+            let attemptDeadline = ContinuousClock.now + remaining / (addresses.count - index)
             do {
-                socket = try connect(to: address)
+                socket = try connect(to: address, by: attemptDeadline)
                 break
             } catch {
                 if case .network = error { lastError = error } else { throw error }
@@ -155,12 +159,12 @@ final class RFC6455IOLoop {
         return (response, leftover)
     }
 
-    private func connect(to address: TCPSocket.Address) throws(WebSocketError) -> TCPSocket {
+    private func connect(to address: TCPSocket.Address, by deadline: ContinuousClock.Instant) throws(WebSocketError) -> TCPSocket {
         let (candidate, inProgress) = try TCPSocket.startConnecting(to: address)
         guard inProgress else { return candidate }
         do throws(WebSocketError) {
             while true {
-                let ready = try waitWhileOpening(on: candidate, for: Int16(POLLOUT))
+                let ready = try waitWhileOpening(on: candidate, for: Int16(POLLOUT), deadline: deadline)
                 guard ready != 0 else { continue }
                 if let code = candidate.connectionError() { throw .network("could not connect: \(String(cString: strerror(code)))") }
                 return candidate
@@ -171,9 +175,10 @@ final class RFC6455IOLoop {
         }
     }
 
-    /// Waits on `socket` for `events` within the connect deadline; 0 when only woken.
-    private func waitWhileOpening(on socket: TCPSocket, for events: Int16) throws(WebSocketError) -> Int16 {
-        let result = socket.wait(for: events, wakeup: core.wakeup, deadline: plan.deadline)
+    /// Waits on `socket` for `events` within `deadline` (by default the connect deadline); 0 when
+    /// only woken.
+    private func waitWhileOpening(on socket: TCPSocket, for events: Int16, deadline: ContinuousClock.Instant? = nil) throws(WebSocketError) -> Int16 {
+        let result = socket.wait(for: events, wakeup: core.wakeup, deadline: deadline ?? plan.deadline)
         if result.timedOut { throw .network("the WebSocket connection was not open by its deadline") }
         if result.woken { try checkAbandoned() }
         return result.events
