@@ -130,7 +130,15 @@ final class RFC6455IOLoop {
                 library: openSSL, host: endpoint.host, isAddressLiteral: endpoint.isAddressLiteral, trust: plan.trust)
             tls = session
             while true {
-                let finished = try session.handshake()
+                let finished: Bool
+                do {
+                    finished = try session.handshake()
+                } catch {
+                    // Send OpenSSL's alert (bad certificate, …) so the server sees why, then fail.
+                    appendRaw(session.takeCiphertext())
+                    try? flush()
+                    throw error
+                }
                 appendRaw(session.takeCiphertext())
                 try flushWhileOpening()
                 if finished { break }
