@@ -1,7 +1,9 @@
 // libFuzzer entry point for ChappieSDK's parsers, compiled together with the SDK's sources by
 // scripts/fuzz (`swiftc -sanitize=fuzzer,address`). CHAPPIE_FUZZ_TARGET picks the target:
 // `sse` (the byte-level SSE parser, fed in two chunks split at the first byte's value),
-// `events` (the Responses event decoder), `jwt` (the JWT claim decoder).
+// `events` (the Responses event decoder), `jwt` (the JWT claim decoder), `wsframe` (the WebSocket
+// frame decoder and message assembler, fed whole and in two chunks: the results must agree),
+// `wshandshake` (the WebSocket handshake response reader and its checks, whole and in two chunks).
 import Foundation
 
 private let target = ProcessInfo.processInfo.environment["CHAPPIE_FUZZ_TARGET"] ?? "sse"
@@ -14,6 +16,17 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     case "events":
         let text = String(decoding: bytes, as: UTF8.self)
         _ = ResponsesEvent.decode(text, fallbackType: "response.output_text.delta")
+    case "wsframe":
+        let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        let compressed = bytes.first.map { $0 & 1 == 1 } ?? false
+        let whole = fuzzWebSocketFrames([bytes[...]], compressed: compressed)
+        let chunked = fuzzWebSocketFrames([bytes[..<split], bytes[split...]], compressed: compressed)
+        if whole != chunked { fatalError("chunking changed the WebSocket events") }
+    case "wshandshake":
+        let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        let whole = fuzzHandshake([bytes[...]])
+        let chunked = fuzzHandshake([bytes[..<split], bytes[split...]])
+        if whole != chunked { fatalError("chunking changed the handshake response") }
     case "jwt":
         let claims = JWTClaims(token: String(decoding: bytes, as: UTF8.self))
         _ = (claims?.accountID, claims?.email, claims?.expiresAt, claims?.planType, claims?.userID)
@@ -27,4 +40,39 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
         if let expected, let actual, expected != actual { fatalError("chunking changed the events") }
     }
     return 0
+}
+
+/// Decodes frames and assembles messages from `chunks`; returns the events and the violation
+/// as text, for comparison.
+private func fuzzWebSocketFrames(_ chunks: [ArraySlice<UInt8>], compressed: Bool) -> [String] {
+    var decoder = WebSocketFrameDecoder(maximumPayloadBytes: 1 << 16, allowsCompressedFrames: compressed)
+    var assembler = WebSocketMessageAssembler(maximumMessageBytes: 1 << 16)
+    var events: [String] = []
+    do {
+        for chunk in chunks {
+            decoder.feed(chunk)
+            while let frame = try decoder.nextFrame() {
+                if let event = try assembler.accept(frame) { events.append("\(event)") }
+            }
+        }
+    } catch {
+        events.append("violation \(error.closeCode)")
+    }
+    return events
+}
+
+/// Reads a handshake response from `chunks` and checks it; returns what came out as text.
+private func fuzzHandshake(_ chunks: [ArraySlice<UInt8>]) -> String {
+    var reader = WebSocketHandshakeResponseReader(maximumHeadBytes: 2048)
+    do {
+        for chunk in chunks {
+            guard let (response, leftover) = try reader.feed(chunk) else { continue }
+            let rest = chunks.drop { $0.endIndex <= chunk.endIndex }.flatMap { $0 }
+            let deflate = try? response.validate(expectedAccept: "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", offeredDeflate: true)
+            return "\(response.status) \(response.headers.map { "\($0.name)=\($0.value)" }) \(leftover + rest) \(String(describing: deflate))"
+        }
+        return "incomplete"
+    } catch {
+        return "\(error)"
+    }
 }

@@ -10,14 +10,22 @@ enum WebSocketMessage: Sendable, Equatable {
 
 /// Why a WebSocket could not be used.
 enum WebSocketError: Error, Sendable, Equatable {
-    /// This platform's WebSocket client cannot connect at all (Linux libcurl without ws/wss).
+    /// This platform's WebSocket client cannot connect at all (Linux libcurl without ws/wss;
+    /// Chappie's own client without OpenSSL 3), or cannot carry this request (`ws:` to a host
+    /// that is not loopback, a header HTTP cannot carry): use HTTP.
     case unsupported(String)
-    /// The upgrade was refused with an HTTP status (426 = use HTTP; 401 = refresh).
+    /// The upgrade was refused with an HTTP status (426 = use HTTP; 401 = refresh; a 3xx is
+    /// refused, never followed).
     case handshakeRejected(status: Int)
-    /// The server closed the connection with a close code (RFC 6455 §7.4): 1008 policy,
-    /// 1009 message too big, 1000/1001 normal, 1006 abnormal (no close frame).
+    /// The connection closed with a close code (RFC 6455 §7.4): the server's (1008 policy,
+    /// 1009 message too big, 1000/1001 normal, …), or one reported locally: 1006 abnormal (no
+    /// close frame), 1015 TLS handshake failed (certificate or host name not verified), and
+    /// 1002/1007/1009 when the client failed the connection because the server broke the
+    /// protocol, sent text that is not UTF-8, or a frame or message over the limit.
     case closed(code: Int, reason: String)
-    /// The connection broke (network error).
+    /// The connection broke (network error). Chappie's own client reports this only before the
+    /// connection opened (name resolution, connect, the connect deadline); after, a drop is
+    /// `.closed(code: 1006, …)`.
     case network(String)
 }
 
