@@ -19,6 +19,7 @@ struct CLIEnvironment {
         // An unsigned command-line tool has no entitlement for the data-protection keychain.
         configuration.credentialStore = ChappieKeychainCredentialStore(usesDataProtectionKeychain: false)
         #endif
+        configuration.streamingTransportPolicy = try transportPolicy(arguments)
         var emulator: ChappieEmulator?
         if arguments.flag("emulator") {
             // The in-process emulator and its in-memory credential live for one command only.
@@ -49,6 +50,20 @@ struct CLIEnvironment {
             }
         }
         return CLIEnvironment(configuration: configuration, emulator: emulator)
+    }
+
+    /// The streaming transport from `--transport auto|websocket|http` (or `CHAPPIE_TRANSPORT`):
+    /// `auto` (the default) is the SDK's WebSocket-first policy with HTTP/SSE as the fallback,
+    /// `websocket` the WebSocket without a fallback, `http` HTTP/SSE only. Throws ``UsageError``.
+    static func transportPolicy(_ arguments: ParsedArguments) throws -> ChappieStreamingTransportPolicy {
+        let variable = ProcessInfo.processInfo.environment["CHAPPIE_TRANSPORT"].flatMap { $0.isEmpty ? nil : $0 }
+        switch arguments.option("transport") ?? variable ?? "auto" {
+        case "auto": return .default
+        case "websocket": return ChappieStreamingTransportPolicy(prefersWebSocket: true, fallsBackToHTTPSSE: false)
+        case "http": return .httpSSEOnly
+        case let other:
+            throw UsageError(message: "--transport must be auto, websocket or http, not \(other)", command: arguments.command)
+        }
     }
 
     /// The credential store's service name for sign-ins from `issuer`: the SDK default for the

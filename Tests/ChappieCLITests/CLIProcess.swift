@@ -69,7 +69,8 @@ enum CLIProcess {
     /// A fresh, empty data folder so no test sees a real credential.
     static func isolatedEnvironment() -> [String: String] {
         let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-cli-\(UUID().uuidString)").path
-        return ["XDG_DATA_HOME": folder, "HOME": folder, "CHAPPIE_AUTH_URL": "", "CHAPPIE_BACKEND_URL": ""]
+        // HTTP/SSE, so tests read each turn's whole request; the WebSocket has tests of its own.
+        return ["XDG_DATA_HOME": folder, "HOME": folder, "CHAPPIE_AUTH_URL": "", "CHAPPIE_BACKEND_URL": "", "CHAPPIE_TRANSPORT": "http"]
     }
 }
 

@@ -70,7 +70,9 @@ struct StreamingAppTests {
     @Test("a scripted early disconnect is a truncated stream, not a completed one")
     func scriptedDisconnect() async throws {
         try await ChappieTestEmulator.withSignedIn { app in
-            await app.emulator.scriptReplies(.disconnect(afterEvents: 3), .disconnect(afterEvents: 3), .disconnect(afterEvents: 3))
+            // Enough cuts for every attempt: six on the WebSocket (five reconnects), then three over
+            // HTTP/SSE after the fallback (two retries).
+            for _ in 0..<9 { await app.emulator.scriptReplies(.disconnect(afterEvents: 3)) }
             let error = await #expect(throws: ChappieClientError.self) {
                 for try await _ in app.client.stream("anything") {}
             }

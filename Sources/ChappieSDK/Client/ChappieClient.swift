@@ -27,6 +27,10 @@ public actor ChappieClient {
     private let pipeline: RequestPipeline
     private let webSockets: any WebSocketConnector
     private let streaming = StreamingTransportState()
+    private let socket = ResponsesSocket()
+    private let compressesRequests: Bool
+    /// The sticky-routing token of the running turn; a new one per turn.
+    private var turnState = TurnState()
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
     private var modelCatalog: ModelCatalogCache?
@@ -39,15 +43,29 @@ public actor ChappieClient {
     @TaskLocal private static var runningTurnOf: ObjectIdentifier?
 
     /// Creates a client; prefer ``Chappie/client(configuration:harness:rateLimitBackoff:streamingTransportPolicy:)``.
+    ///
+    /// With a streaming policy that prefers WebSocket and prewarms it (the default), the client
+    /// opens and warms its WebSocket at once, in the background (nothing happens when no one is
+    /// signed in).
     public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
                 toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
         self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
-                  transport: HTTPTransports.platformDefault(), timeSource: timeSource)
+                  transport: HTTPTransports.platformDefault(), webSockets: WebSocketConnectors.platformDefault(), timeSource: timeSource,
+                  compressesRequests: !LoopbackAddress.isLoopback(host: configuration.endpoints.backend.host))
+        let policy = configuration.streamingTransportPolicy
+        if policy.prefersWebSocket && policy.prewarmsWebSocket {
+            Task { [weak self] in await self?.prewarm() }
+        }
     }
 
+    /// The client with explicit transports (tests and benchmarks). `compressesRequests`: send
+    /// HTTP `/responses` bodies zstd-compressed where libzstd is available, as the Codex CLI does
+    /// when signed in with ChatGPT (PROTOCOL §4.2); the public initializer turns it on for every
+    /// backend but a local one (the emulator).
     init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,
-         transport: any HTTPTransport, webSockets: any WebSocketConnector = URLSessionWebSocketConnector(),
-         timeSource: ChappieTimeSource) {
+         transport: any HTTPTransport, webSockets: any WebSocketConnector = WebSocketConnectors.platformDefault(),
+         timeSource: ChappieTimeSource, compressesRequests: Bool = false) {
+        self.compressesRequests = compressesRequests
         self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
@@ -117,6 +135,7 @@ public actor ChappieClient {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
+        turnState = TurnState()
         return try await Self.$runningTurnOf.withValue(ObjectIdentifier(self)) {
             try await runRounds(appending: messages, replacing: replacing, model: model, options: options, emit: emit)
         }
@@ -228,7 +247,19 @@ public actor ChappieClient {
 
     private var runner: ResponseTurnRunner {
         ResponseTurnRunner(pipeline: pipeline, transportPolicy: configuration.streamingTransportPolicy, streaming: streaming,
-                           webSockets: webSockets)
+                           webSockets: webSockets, socket: socket, turnState: turnState, compressesRequests: compressesRequests)
+    }
+
+    /// Warms the WebSocket before the first turn (see ``ChappieStreamingTransportPolicy/prewarmsWebSocket``):
+    /// the request the next turn would make, with no input. Runs in turn order, so a turn started
+    /// meanwhile waits the few milliseconds it takes.
+    private func prewarm() async {
+        await enterTurn()
+        defer { leaveTurn() }
+        guard (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
+        let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,
+                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID)
+        await runner.prewarm(body: body.json, sessionID: state.threadID)
     }
 
     /// Waits until no other turn runs; turns start in call order.

@@ -13,6 +13,12 @@ struct ResponseTurnRunner: Sendable {
     let streaming: StreamingTransportState
     /// Opens WebSocket connections.
     let webSockets: any WebSocketConnector
+    /// The client's WebSocket, kept open between requests.
+    let socket: ResponsesSocket
+    /// The sticky-routing token of the current turn.
+    let turnState: TurnState
+    /// Whether HTTP request bodies are zstd-compressed where libzstd is available (PROTOCOL §4.2).
+    let compressesRequests: Bool
 
     /// The slot's credential owner (requests race its sign-outs).
     var credentials: CredentialManager { pipeline.credentials }
@@ -57,20 +63,42 @@ struct ResponseTurnRunner: Sendable {
         return try await runHTTP(body: bodyData, sessionID: sessionID, handler: &handler, emit: emit)
     }
 
+    /// Opens the WebSocket and warms it (PROTOCOL §6.3): a `response.create` with the request's
+    /// fields, `"generate": false` and no input, so the first real request goes out incremental
+    /// on a connection that is already up. Best effort: any failure is logged and forgotten (a
+    /// platform without WebSocket support still marks the session for HTTP/SSE).
+    func prewarm(body: ChappieJSONValue, sessionID: String) async {
+        guard await streaming.shouldTryWebSocket(policy: transportPolicy), var object = body.objectValue else { return }
+        object[Wire.input] = []
+        var handler = ResponseEventHandler()
+        do {
+            let outcome = try await WebSocketStreamCoordinator(runner: self).run(body: .object(object), sessionID: sessionID, generate: false,
+                                                                                 handler: &handler, emit: { _ in })
+            if case .fallBack(sticky: true) = outcome { await streaming.disableWebSocket() }
+        } catch {
+            pipeline.logger(.info, "websocket.prewarm_failed")
+        }
+    }
+
     /// Sends the request over HTTP/SSE through the pipeline.
     private func runHTTP(body: Data, sessionID: String, handler: inout ResponseEventHandler,
                          emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> (response: ChappieResponse, head: HTTPResponseHead) {
         let requestID = UUID().uuidString.lowercased()
         let policy = pipeline.policy
         var attempt = 0
+        // Compressed once, sent as is on every attempt.
+        let compressed = compressesRequests ? ZstdCompression.compress(body) : nil
         return try await pipeline.perform("responses") { authorization in
             attempt += 1
             pipeline.logger(.debug, "responses.request", ["request_id": requestID, "attempt": "\(attempt)"])
-            let request = HTTPRequest(method: "POST", url: pipeline.endpoints.responses,
-                                      headers: authorization.headers + pipeline.standardHeaders(sessionID: sessionID), body: body,
+            var headers = authorization.headers + pipeline.standardHeaders(sessionID: sessionID)
+            if let state = turnState.value { headers.append((TurnState.headerName, state)) }
+            if compressed != nil { headers.append(ZstdCompression.contentEncoding) }
+            let request = HTTPRequest(method: "POST", url: pipeline.endpoints.responses, headers: headers, body: compressed ?? body,
                                       idleTimeout: policy.streamIdleTimeout, headTimeout: policy.responseHeadTimeout,
                                       maximumBodyBytes: policy.maximumStreamBytes)
             let (head, bytes) = try await pipeline.open(request)
+            turnState.record(head.header(TurnState.headerName))
             if let usage = RateLimitHeaders.snapshot(from: head.headers, now: pipeline.time.now()) { emit(.usageLimits(usage)) }
             handler.beginAttempt()
             do {
@@ -106,6 +134,7 @@ struct ResponseTurnRunner: Sendable {
         func handle(_ events: [SSEEvent]) throws -> ChappieResponse? {
             for event in events {
                 guard let decoded = ResponsesEvent.decode(event.data, fallbackType: event.type) else { continue }
+                if case .turnState(let state) = decoded { turnState.record(state) }
                 if let response = try handler.handle(decoded, emit: emit) { return response }
             }
             return nil
@@ -124,6 +153,7 @@ struct ResponseTurnRunner: Sendable {
     }
 
     private enum Wire {
+        static let input = "input"
         /// Seconds a finished response's body may take to end before its connection is closed.
         static let releaseSeconds: TimeInterval = 5
     }

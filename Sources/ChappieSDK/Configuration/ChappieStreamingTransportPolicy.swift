@@ -9,12 +9,32 @@ public struct ChappieStreamingTransportPolicy: Sendable, Hashable, Codable {
     public var maxWebSocketReconnectionAttempts: Int
     /// After WebSocket keeps failing, use HTTP/SSE for the rest of the session.
     public var fallsBackToHTTPSSE: Bool
+    /// Open and warm the WebSocket as soon as the client is created (a `response.create` with
+    /// `"generate": false` and no input, PROTOCOL §6.3), so the first turn streams on a connection
+    /// that is already up and goes out incremental. Only with `prefersWebSocket`.
+    public var prewarmsWebSocket: Bool
 
     /// Creates a policy.
-    public init(prefersWebSocket: Bool = true, maxWebSocketReconnectionAttempts: Int = 5, fallsBackToHTTPSSE: Bool = true) {
+    public init(prefersWebSocket: Bool = true, maxWebSocketReconnectionAttempts: Int = 5, fallsBackToHTTPSSE: Bool = true,
+                prewarmsWebSocket: Bool = true) {
         self.prefersWebSocket = prefersWebSocket
         self.maxWebSocketReconnectionAttempts = max(0, maxWebSocketReconnectionAttempts)
         self.fallsBackToHTTPSSE = fallsBackToHTTPSSE
+        self.prewarmsWebSocket = prewarmsWebSocket
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case prefersWebSocket, maxWebSocketReconnectionAttempts, fallsBackToHTTPSSE, prewarmsWebSocket
+    }
+
+    /// Decodes a policy; `prewarmsWebSocket` may be absent (policies saved before it existed: on).
+    /// Throws `DecodingError` when another field is missing or malformed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(prefersWebSocket: try container.decode(Bool.self, forKey: .prefersWebSocket),
+                  maxWebSocketReconnectionAttempts: try container.decode(Int.self, forKey: .maxWebSocketReconnectionAttempts),
+                  fallsBackToHTTPSSE: try container.decode(Bool.self, forKey: .fallsBackToHTTPSSE),
+                  prewarmsWebSocket: try container.decodeIfPresent(Bool.self, forKey: .prewarmsWebSocket) ?? true)
     }
 
     /// WebSocket first, five reconnects, then HTTP/SSE.

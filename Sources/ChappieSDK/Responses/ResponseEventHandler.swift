@@ -51,7 +51,7 @@ struct ResponseEventHandler: Sendable {
             throw failure
         case .rateLimits(let snapshot):
             emit(.usageLimits(snapshot))
-        case .ignored:
+        case .ignored, .turnState:
             break
         }
         return nil

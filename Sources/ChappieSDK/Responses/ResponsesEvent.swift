@@ -20,6 +20,8 @@ enum ResponsesEvent: Sendable, Equatable {
     case incomplete(reason: String)
     /// `error` (inside a 200 stream or a WebSocket): status and error.
     case error(status: Int?, ServerErrorBody)
+    /// `response.metadata` carrying the turn's `x-codex-turn-state` in its `headers` (PROTOCOL §5.2).
+    case turnState(String)
     /// `codex.rate_limits` (WebSocket only).
     case rateLimits(ChappieUsageLimitSnapshot)
     /// An event the SDK does not act on (`response.in_progress`, `content_part.*`, …) or does not know.
@@ -69,6 +71,10 @@ enum ResponsesEvent: Sendable, Equatable {
                 ? ServerErrorBody(object: object, status: status ?? 200)
                 : ServerErrorBody(code: object[Wire.code]?.stringValue, message: Redaction.clean(object[Wire.message]?.stringValue ?? "stream error"))
             return .error(status: status, body)
+        case "response.metadata":
+            let headers = object[Wire.headers]?.objectValue ?? response?[Wire.headers]?.objectValue
+            guard let state = headers?[TurnState.headerName]?.stringValue else { return .ignored(type: type) }
+            return .turnState(state)
         case "codex.rate_limits":
             return .rateLimits(rateLimits(object))
         default:
@@ -114,6 +120,7 @@ enum ResponsesEvent: Sendable, Equatable {
         /// The SSE event type when the stream names none.
         static let messageEvent = "message"
         static let type = "type"
+        static let headers = "headers"
         static let response = "response"
         static let id = "id"
         static let model = "model"

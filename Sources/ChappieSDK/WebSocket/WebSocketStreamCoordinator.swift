@@ -1,14 +1,20 @@
 import Foundation
 
-/// Streams one response over a WebSocket (PROTOCOL §6): one `response.create` text frame, one
-/// JSON event per frame back. The handshake goes through the client's ``RequestPipeline`` (a 401
-/// refreshes once there). A drop mid-stream reconnects (up to the policy's
-/// `maxWebSocketReconnectionAttempts`, with back-off) and resends the request; the text the
-/// server replays is suppressed by the handler's replay guard, and a different replay is
+/// Streams one response over the client's Responses WebSocket (PROTOCOL §6): one
+/// `response.create` text frame, one JSON event per frame back. The socket stays open between
+/// requests and turns (``ResponsesSocket``), so a request that extends the previous one sends only
+/// its new input items with `previous_response_id` (``IncrementalRequest``); a new socket, an
+/// error, or a changed request sends the full request. The handshake goes through the client's
+/// ``RequestPipeline`` (a 401 refreshes once there).
+///
+/// A drop mid-stream reconnects (up to the policy's `maxWebSocketReconnectionAttempts`, with
+/// back-off) and resends the full request; the text the server replays is suppressed by the
+/// handler's replay guard, and a different replay is
 /// ``ChappieClientError/streamingTransportReplayDiverged(_:)``. The backend's 60-minute limit
 /// (`websocket_connection_limit_reached`) opens a new socket at once. When WebSocket cannot be
-/// used (unsupported platform, 426, a 1008 policy close, exhausted reconnects, a 1009 too-big
-/// close), it tells the runner to fall back to HTTP/SSE — sticky for the session except after 1009.
+/// used (unsupported platform, 426, a 1008 policy close, a TLS failure, exhausted reconnects, a
+/// 1009 too-big close), it tells the runner to fall back to HTTP/SSE — sticky for the session
+/// except after 1009.
 struct WebSocketStreamCoordinator: Sendable {
     /// How a WebSocket attempt ended.
     enum Outcome: Sendable {
@@ -20,59 +26,60 @@ struct WebSocketStreamCoordinator: Sendable {
 
     let runner: ResponseTurnRunner
 
-    /// Runs the request. Throws typed failures of the response itself (`response.failed`,
-    /// usage limits, divergence) and `CancellationError`; transport trouble becomes a fallback.
-    func run(body: ChappieJSONValue, sessionID: String, handler: inout ResponseEventHandler,
+    /// Runs the request (`generate` false: a prewarm that asks for no output). Throws typed
+    /// failures of the response itself (`response.failed`, usage limits, divergence) and
+    /// `CancellationError`; transport trouble becomes a fallback.
+    func run(body: ChappieJSONValue, sessionID: String, generate: Bool = true, handler: inout ResponseEventHandler,
              emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> Outcome {
         let pipeline = runner.pipeline
         let policy = pipeline.policy
         var reconnects = 0
         var connectionLimitRenewals = 0
-        let frame = Self.frame(for: body)
-        let url = Self.webSocketURL(pipeline.endpoints.responses)
-        let headers = pipeline.standardHeaders(sessionID: sessionID).filter { $0.name != "Accept" && $0.name != "Content-Type" }
-            + [WebSocketLimits.betaHeader]
         while true {
             try Task.checkCancellation()
+            var socket: ResponsesSocket.Open?
             do {
-                let connection = try await pipeline.perform("websocket") { authorization in
-                    do {
-                        return try await runner.webSockets.connect(url: url, headers: authorization.headers + headers,
-                                                                   timeout: policy.webSocketConnectTimeout)
-                    } catch WebSocketError.handshakeRejected(status: 401) {
-                        throw BackendFailure.unauthorized(code: nil)
-                    }
-                }
-                defer { connection.close(code: 1000) }
-                try await connection.send(text: frame)
+                var open = try await usableSocket(sessionID: sessionID)
+                socket = open
+                let frame = IncrementalRequest.frame(for: body, after: open.memory, turnState: runner.turnState.value, generate: generate)
+                pipeline.logger(.debug, "websocket.request", ["incremental": "\(frame.incremental)", "bytes": "\(frame.text.utf8.count)"])
+                let connection = open.connection
+                try await connection.send(text: frame.text)
                 handler.beginAttempt()
                 while true {
                     let message = try await withTaskCancellationHandler {
                         try await connection.receive()
                     } onCancel: {
-                        connection.close(code: 1000)
+                        connection.close(code: Wire.normalClosure)
                     }
                     guard case .text(let text) = message else {
-                        throw WebSocketError.closed(code: 1003, reason: "binary frame")
+                        throw WebSocketError.closed(code: Wire.unsupportedData, reason: "binary frame")
                     }
                     guard let event = ResponsesEvent.decode(text) else { continue }
-                    if let response = try handler.handle(event, emit: emit) { return .completed(response) }
+                    if case .turnState(let state) = event { runner.turnState.record(state) }
+                    if let response = try handler.handle(event, emit: emit) {
+                        open.memory = IncrementalRequest.memory(of: body, responseID: response.id, outputItems: Self.replayed(response.items))
+                        await runner.socket.keep(open)
+                        return .completed(response)
+                    }
                 }
             } catch BackendFailure.connectionLimitReached {
+                socket?.connection.close(code: Wire.normalClosure)
                 // The socket reached its 60-minute limit: a new socket, not a fallback for good.
                 connectionLimitRenewals += 1
                 pipeline.logger(.info, "websocket.connection_limit", ["renewal": "\(connectionLimitRenewals)"])
                 if connectionLimitRenewals > policy.webSocketReconnects { return .fallBack(sticky: false) }
-                continue
             } catch let failure as BackendFailure {
+                socket?.connection.close(code: Wire.normalClosure)
                 throw failure.finalError
             } catch let error as WebSocketError {
+                socket?.connection.close(code: Wire.normalClosure)
                 try Task.checkCancellation()  // closed because the caller cancelled: not a drop to retry
                 switch error {
                 case .unsupported:
                     pipeline.logger(.info, "websocket.unsupported")
                     return .fallBack(sticky: true)
-                case .handshakeRejected(426), .closed(1008, _):
+                case .handshakeRejected(426), .closed(1008, _), .closed(Wire.tlsFailure, _):
                     return .fallBack(sticky: true)
                 case .closed(1009, _):
                     return .fallBack(sticky: false)
@@ -86,17 +93,44 @@ struct WebSocketStreamCoordinator: Sendable {
                     }
                     try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
                 }
+            } catch {
+                socket?.connection.close(code: Wire.normalClosure)
+                throw error
             }
         }
     }
 
-    /// The `response.create` frame: the HTTP body's fields plus the WebSocket-only `type`
-    /// (PROTOCOL §6.2). `stream` is HTTP-only and left out.
-    static func frame(for body: ChappieJSONValue) -> String {
-        guard var object = body.objectValue else { return body.jsonString }
-        object["type"] = "response.create"
-        object["stream"] = nil
-        return ChappieJSONValue.object(object).jsonString
+    /// The client's idle socket when it may carry this request (same account, no sign-out since,
+    /// younger than ``ResponsesSocket/maximumAge``), else a new one, opened through the pipeline.
+    private func usableSocket(sessionID: String) async throws -> ResponsesSocket.Open {
+        let pipeline = runner.pipeline
+        let authorization = try await pipeline.credentials.authorization(pipeline.credentialContext)
+        let mark = await pipeline.credentials.signOutMark
+        if let idle = await runner.socket.take() {
+            if idle.isUsable(accountID: authorization.accountID, signOutMark: mark, now: pipeline.time.now()) { return idle }
+            idle.connection.close(code: Wire.normalClosure)
+        }
+        let url = Self.webSocketURL(pipeline.endpoints.responses)
+        let headers = pipeline.standardHeaders(sessionID: sessionID).filter { $0.name != "Accept" && $0.name != "Content-Type" }
+            + [WebSocketLimits.betaHeader]
+        let timeout = pipeline.policy.webSocketConnectTimeout
+        let connection = try await pipeline.perform("websocket") { authorization in
+            do {
+                return try await runner.webSockets.connect(url: url, headers: authorization.headers + headers, timeout: timeout)
+            } catch WebSocketError.handshakeRejected(status: 401) {
+                throw BackendFailure.unauthorized(code: nil)
+            }
+        }
+        let turnState = connection.handshakeResponseHeaders.first { $0.name.lowercased() == TurnState.headerName }?.value
+        runner.turnState.record(turnState)
+        return ResponsesSocket.Open(connection: connection, accountID: authorization.accountID, signOutMark: mark,
+                                    openedAt: pipeline.time.now(), memory: nil)
+    }
+
+    /// Output items in the form the client sends them back as input (what an incremental
+    /// request's input must start with).
+    static func replayed(_ items: [ChappieJSONValue]) -> [ChappieJSONValue] {
+        items.compactMap(ChappieTranscriptItem.fromOutputItem).map(\.inputItem)
     }
 
     /// `http(s)://…` → `ws(s)://…`.
@@ -104,5 +138,12 @@ struct WebSocketStreamCoordinator: Sendable {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         components.scheme = components.scheme == "https" ? "wss" : "ws"
         return components.url ?? url
+    }
+
+    private enum Wire {
+        static let normalClosure = 1000
+        static let unsupportedData = 1003
+        /// RFC 6455 §7.4.1: the TLS handshake failed (certificate or host name not verified).
+        static let tlsFailure = 1015
     }
 }

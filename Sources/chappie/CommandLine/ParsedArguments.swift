@@ -28,7 +28,7 @@ struct UsageError: Error, Equatable {
 enum ArgumentParser {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
-        "model", "account", "auth-url", "backend-url", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
+        "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
     ]
     /// Options that take no value.
     static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all"]

@@ -28,9 +28,12 @@ private func fileStore(_ folder: URL) -> ChappieFileThreadStore {
     ChappieFileThreadStore(directory: threadsFolder(in: folder))
 }
 
-/// The `input` texts of the emulator's last Responses request.
+/// The `input` texts of the emulator's last Responses request: an HTTP POST, or a WebSocket
+/// `response.create` frame (the client's first turn on its socket sends the whole input).
 private func lastInputTexts(_ emulator: ChappieEmulator) async throws -> [String] {
-    let request = try #require(await emulator.recordedRequests().last { $0.method == "POST" && $0.path.hasSuffix("/codex/responses") })
+    let request = try #require(await emulator.recordedRequests().last {
+        ($0.method == "POST" || $0.method == "WS") && $0.path.hasSuffix("/codex/responses")
+    })
     let input = try #require(try ChappieJSONValue(jsonData: request.body)["input"]?.arrayValue)
     return input.compactMap { $0["content"]?.arrayValue?.first?["text"]?.stringValue }
 }

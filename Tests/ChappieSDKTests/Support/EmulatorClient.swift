@@ -4,6 +4,8 @@ import Foundation
 @testable import ChappieSDK
 
 /// Signs in to a fresh emulator and runs `body` with a client; the emulator always shuts down.
+/// The client streams over HTTP/SSE unless `configure` says otherwise, so that tests of request
+/// building can read each request's body (WebSocket tests choose the WebSocket themselves).
 func withSignedInClient<Result: Sendable>(
     isolation: isolated (any Actor)? = #isolation,
     _ emulatorConfiguration: ChappieEmulator.Configuration = .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
@@ -12,7 +14,10 @@ func withSignedInClient<Result: Sendable>(
     approval: ChappieToolApprovalHandler? = nil,
     _ body: (ChappieEmulator, ChappieClient, ChappieConfiguration) async throws -> Result
 ) async throws -> Result {
-    try await ChappieTestEmulator.with(emulatorConfiguration, configure: configure) { emulator, configuration in
+    try await ChappieTestEmulator.with(emulatorConfiguration, configure: { configuration in
+        configuration.streamingTransportPolicy = .httpSSEOnly
+        configure(&configuration)
+    }) { emulator, configuration in
         try await ChappieTestEmulator.signIn(configuration)
         let client = ChappieClient(configuration: configuration, tools: tools, toolApprovalHandler: approval, timeSource: ChappieVirtualTime().timeSource)
         return try await body(emulator, client, configuration)

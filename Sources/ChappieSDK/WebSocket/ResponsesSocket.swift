@@ -1,0 +1,55 @@
+import Foundation
+
+/// The client's Responses WebSocket (PROTOCOL §6): at most one open connection, reused across
+/// requests and turns so that requests can be incremental (``IncrementalRequest``). A socket is
+/// used by one request at a time (``take()`` / ``keep(_:)``) and never reused across a sign-out,
+/// for another account, or past ``maximumAge`` (the backend closes sockets at 60 minutes).
+actor ResponsesSocket {
+    /// An open connection and what it remembers.
+    struct Open: Sendable {
+        /// The connection.
+        let connection: any WebSocketConnection
+        /// The ChatGPT account whose token opened it.
+        let accountID: String?
+        /// The slot's sign-out count when it opened.
+        let signOutMark: Int
+        /// When it opened.
+        let openedAt: Date
+        /// The last completed exchange, for incremental requests.
+        var memory: IncrementalRequest.Memory?
+
+        /// Whether it may carry a request for `accountID` now.
+        func isUsable(accountID: String?, signOutMark: Int, now: Date) -> Bool {
+            self.accountID == accountID && self.signOutMark == signOutMark && now.timeIntervalSince(openedAt) < ResponsesSocket.maximumAge
+        }
+    }
+
+    /// Seconds a socket is used before a new one is opened: under the backend's 60-minute limit.
+    static let maximumAge: TimeInterval = 55 * 60
+
+    private var idle: Open?
+
+    /// The idle socket, if any, for the caller's exclusive use.
+    func take() -> Open? {
+        defer { idle = nil }
+        return idle
+    }
+
+    /// Keeps `socket` for the next request (closing any other idle one).
+    func keep(_ socket: Open) {
+        idle?.connection.close(code: Wire.normalClosure)
+        idle = socket
+    }
+
+    /// Closes the idle socket.
+    func close() {
+        idle?.connection.close(code: Wire.normalClosure)
+        idle = nil
+    }
+
+    deinit { idle?.connection.close(code: Wire.normalClosure) }
+
+    private enum Wire {
+        static let normalClosure = 1000
+    }
+}
