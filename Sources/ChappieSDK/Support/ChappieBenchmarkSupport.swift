@@ -33,3 +33,13 @@ public enum ChappieBenchmarkSupport {
         return body.json.jsonString.utf8.count
     }
 }
+
+@_spi(ChappieBenchmarks)
+extension ChappieBenchmarkSupport {
+    /// A client on the platform's transports that compresses `/responses` bodies when
+    /// `compressesRequests` (the public initializer decides by backend), without prewarming.
+    public static func client(configuration: ChappieConfiguration, compressesRequests: Bool) -> ChappieClient {
+        ChappieClient(configuration: configuration, transport: HTTPTransports.platformDefault(), webSockets: WebSocketConnectors.platformDefault(),
+                      timeSource: .system, compressesRequests: compressesRequests)
+    }
+}

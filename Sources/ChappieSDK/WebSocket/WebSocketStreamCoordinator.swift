@@ -38,6 +38,8 @@ struct WebSocketStreamCoordinator: Sendable {
         while true {
             try Task.checkCancellation()
             var socket: ResponsesSocket.Open?
+            var watchdog: IdleWatchdog?
+            defer { watchdog?.stop() }
             do {
                 var open = try await usableSocket(sessionID: sessionID)
                 socket = open
@@ -45,6 +47,7 @@ struct WebSocketStreamCoordinator: Sendable {
                 pipeline.logger(.debug, "websocket.request", ["incremental": "\(frame.incremental)", "bytes": "\(frame.text.utf8.count)"])
                 let connection = open.connection
                 try await connection.send(text: frame.text)
+                watchdog = IdleWatchdog(timeout: policy.streamIdleTimeout) { connection.close(code: Wire.normalClosure) }
                 handler.beginAttempt()
                 while true {
                     let message = try await withTaskCancellationHandler {
@@ -52,6 +55,7 @@ struct WebSocketStreamCoordinator: Sendable {
                     } onCancel: {
                         connection.close(code: Wire.normalClosure)
                     }
+                    watchdog?.touch()
                     guard case .text(let text) = message else {
                         throw WebSocketError.closed(code: Wire.unsupportedData, reason: "binary frame")
                     }
@@ -75,6 +79,12 @@ struct WebSocketStreamCoordinator: Sendable {
             } catch let error as WebSocketError {
                 socket?.connection.close(code: Wire.normalClosure)
                 try Task.checkCancellation()  // closed because the caller cancelled: not a drop to retry
+                if watchdog?.fired == true {
+                    // Silent for the idle timeout: HTTP/SSE for this request while nothing was shown.
+                    pipeline.logger(.warning, "websocket.idle_timeout")
+                    if handler.hasShownOutput { throw ChappieClientError.idleTimeout(policy.streamIdleTimeout) }
+                    return .fallBack(sticky: false)
+                }
                 switch error {
                 case .unsupported:
                     pipeline.logger(.info, "websocket.unsupported")

@@ -49,6 +49,7 @@ private actor ScriptedConnection: WebSocketConnection {
     var events: [String]
     let ending: ScriptedWebSocketConnector.Ending
     var closed = false
+    var waiter: CheckedContinuation<Void, any Error>?
 
     init(connector: ScriptedWebSocketConnector, events: [String], ending: ScriptedWebSocketConnector.Ending) {
         self.connector = connector
@@ -64,13 +65,22 @@ private actor ScriptedConnection: WebSocketConnection {
         switch ending {
         case .close(let code): throw WebSocketError.closed(code: code, reason: "")
         case .open:
-            try await Task.sleep(for: .seconds(3600))
-            throw CancellationError()
+            // Silent until the client closes the connection or cancels.
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { waiter = $0 }
+            } onCancel: {
+                Task { await self.markClosed() }
+            }
+            throw WebSocketError.closed(code: 1000, reason: "closed by client")
         }
     }
 
     nonisolated func close(code: Int) { Task { await markClosed() } }
-    private func markClosed() { closed = true }
+    private func markClosed() {
+        closed = true
+        waiter?.resume()
+        waiter = nil
+    }
 }
 
 /// Responses events for a reply whose text arrives as `deltas`.

@@ -225,3 +225,19 @@ struct PlatformWebSocketTests {
         #endif
     }
 }
+
+@Suite("WebSocket silence")
+struct WebSocketSilenceTests {
+    @Test("a socket that answers the handshake and then sends nothing ends at the idle timeout in HTTP/SSE, text shown once")
+    func silentSocket() async throws {
+        let connector = ScriptedWebSocketConnector([.events([], then: .open)])
+        let configuration = try await ChappieAuthFixtures.signedIn(ChappieConfiguration(endpoints: endpoints, streamIdleTimeout: 1))
+        let http = ScriptedTransport(replies: [ScriptedTransport.Reply(status: 200, headers: ["content-type": "text/event-stream"],
+                                                                       chunks: [sseBody(scriptedEvents(["over ", "http"], id: "resp_http"))])])
+        let client = ChappieClient(configuration: configuration, transport: http, webSockets: connector, timeSource: ChappieVirtualTime().timeSource)
+        let (deltas, response) = try await collect(client.stream("hello?"))
+        #expect(deltas == ["over ", "http"])
+        #expect(response?.id == "resp_http")
+        #expect(await connector.connectCount == 1)
+    }
+}
