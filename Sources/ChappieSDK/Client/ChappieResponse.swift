@@ -35,16 +35,28 @@ public struct ChappieResponse: Sendable, Hashable, Codable {
     public var usage: ChappieTokenUsage?
     /// Every output item as the server sent it (`message`, `reasoning`, `function_call`, …).
     public var items: [ChappieJSONValue]
+    /// How the response was streamed; nil when not known (a response made by hand).
+    public var transport: ChappieStreamingTransport?
 
     /// Creates a response value.
-    public init(id: String, model: String?, outputText: String, reasoningSummary: String = "", usage: ChappieTokenUsage?, items: [ChappieJSONValue]) {
+    public init(id: String, model: String?, outputText: String, reasoningSummary: String = "", usage: ChappieTokenUsage?, items: [ChappieJSONValue],
+                transport: ChappieStreamingTransport? = nil) {
         self.id = id
         self.model = model
         self.outputText = outputText
         self.reasoningSummary = reasoningSummary
         self.usage = usage
         self.items = items
+        self.transport = transport
     }
+}
+
+/// The transport a response streamed over.
+public enum ChappieStreamingTransport: String, Sendable, Hashable, Codable {
+    /// The Responses WebSocket (`wss://…/codex/responses`, PROTOCOL §6).
+    case webSocket = "websocket"
+    /// HTTP with server-sent events (`POST …/codex/responses`, PROTOCOL §4–5).
+    case httpSSE = "http"
 }
 
 /// What a stream delivers, in order. A stream ends in exactly one outcome: `.completed` followed

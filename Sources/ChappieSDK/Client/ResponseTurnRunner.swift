@@ -53,7 +53,8 @@ struct ResponseTurnRunner: Sendable {
         if await streaming.shouldTryWebSocket(policy: transportPolicy), bodyData.count < WebSocketLimits.maximumFrameBytes - 1024 {
             let coordinator = WebSocketStreamCoordinator(runner: self)
             switch try await coordinator.run(body: body, sessionID: sessionID, handler: &handler, emit: emit) {
-            case .completed(let response):
+            case .completed(var response):
+                response.transport = .webSocket
                 return (response, HTTPResponseHead(status: 101, headers: [:]))
             case .fallBack(let sticky):
                 if sticky { await streaming.disableWebSocket() }
@@ -102,7 +103,8 @@ struct ResponseTurnRunner: Sendable {
             if let usage = RateLimitHeaders.snapshot(from: head.headers, now: pipeline.time.now()) { emit(.usageLimits(usage)) }
             handler.beginAttempt()
             do {
-                let response = try await consume(bytes, with: &handler, emit: emit)
+                var response = try await consume(bytes, with: &handler, emit: emit)
+                response.transport = .httpSSE
                 // Let the body end on its own (the server closes the chunked body right after
                 // `response.completed`) so the connection is reused for the next request.
                 bytes.release(within: Wire.releaseSeconds)
