@@ -177,10 +177,13 @@ struct WebSocketCoordinatorTests {
             events.map { event in
                 guard case .completed(var response) = event else { return event }
                 response.id = "resp"
+                response.transport = nil  // the one field that tells them apart
                 return .completed(response)
             }
         }
         #expect(normalized(overWebSocket) == normalized(overSSE))
+        #expect(overWebSocket.contains { if case .completed(let response) = $0 { response.transport == .webSocket } else { false } })
+        #expect(overSSE.contains { if case .completed(let response) = $0 { response.transport == .httpSSE } else { false } })
     }
 
     @Test("a request larger than the frame limit goes over HTTP")
