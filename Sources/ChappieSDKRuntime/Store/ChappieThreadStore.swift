@@ -41,9 +41,16 @@ public protocol ChappieThreadStore: Sendable {
 
     /// Problems found so far (damaged or foreign files, an index rebuilt), oldest first.
     func issues() async -> [ChappieThreadStoreIssue]
+
+    /// The redactor the store applies before writing; ``ChappieRuntime`` also applies it to a
+    /// new thread's title before cutting it short. Defaults to ``ChappieThreadRedactor/credentials``.
+    var redactor: ChappieThreadRedactor { get }
 }
 
 extension ChappieThreadStore {
+    /// ``ChappieThreadRedactor/credentials``, for stores that do not say otherwise.
+    public var redactor: ChappieThreadRedactor { .credentials }
+
     /// Sets the thread's ``ChappieThread/archived`` flag (and ``ChappieThread/updatedAt`` to
     /// `date`). Throws ``ChappieThreadStoreError``.
     @discardableResult
