@@ -300,7 +300,7 @@ struct ThreadJournalTests {
         }
     }
 
-    @Test("a FIFO in place of a thread's snapshot or journal is refused at once, never read", arguments: ["json", "journal"])
+    @Test("a FIFO in place of a thread's snapshot or journal is refused at once, never read", .timeLimit(.minutes(1)), arguments: ["json", "journal"])
     func fifoRefused(suffix: String) async throws {
         try await withTemporaryFolder { folder in
             // given
