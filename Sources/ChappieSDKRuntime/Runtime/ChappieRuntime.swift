@@ -119,18 +119,14 @@ public actor ChappieRuntime {
     private func persist(_ record: ChappieThreadTurn, threadID: UUID, title: String) async throws -> ChappieThread {
         let context = await client.context()
         let stored: ChappieThread
-        if let current {
+        if let current, let added = current.stored.itemsAdded(in: context) {
+            stored = try await store.appendTurn(record, transcriptItems: added, model: context.model, contextUpdatedAt: context.updatedAt,
+                                                to: current.id, expectedTurnCount: current.turnCount)
+        } else if let current {
             let expected = current.turnCount
-            let added = current.stored.itemsAdded(in: context)
             stored = try await store.update(id: current.id) { thread in
                 guard thread.turns.count == expected else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
-                if let added {
-                    thread.context.transcript.append(contentsOf: added)
-                    thread.context.model = context.model
-                    thread.context.updatedAt = context.updatedAt
-                } else {
-                    thread.context = context
-                }
+                thread.context = context
                 thread.model = context.model
                 thread.turns.append(record)
                 thread.updatedAt = record.endedAt

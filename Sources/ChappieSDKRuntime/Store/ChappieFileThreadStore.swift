@@ -149,6 +149,38 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
         }
     }
 
+    /// Appends one turn to the thread `id` as one journal record, without comparing or copying
+    /// the rest of the thread (see ``ChappieThreadStore/appendTurn(_:transcriptItems:model:contextUpdatedAt:to:expectedTurnCount:)``).
+    /// Throws ``ChappieThreadStoreError/threadChangedElsewhere(_:)`` or another
+    /// ``ChappieThreadStoreError``; then nothing changed.
+    @discardableResult
+    public func appendTurn(_ turn: ChappieThreadTurn, transcriptItems: [ChappieTranscriptItem], model: String, contextUpdatedAt: Date,
+                           to id: UUID, expectedTurnCount: Int) async throws -> ChappieThread {
+        let redactor = redactor
+        return try await locked { index in
+            let loaded = try loadThread(id, index: &index)
+            guard loaded.thread.turns.count == expectedTurnCount else { throw ChappieThreadStoreError.threadChangedElsewhere(id) }
+            guard loaded.thread.formatVersion == ChappieThread.currentFormatVersion else {
+                // A thread from before journals: rewritten whole, once, in the current format.
+                var thread = loaded.thread
+                thread.addTurn(turn, transcriptItems: transcriptItems, model: model, contextUpdatedAt: contextUpdatedAt)
+                var next = try ThreadCoding.redacted(thread, with: redactor)
+                next.revision = loaded.thread.revision + 1
+                return try writeSnapshot(next, into: &index).thread
+            }
+            var record = ThreadJournal.Record(revision: loaded.thread.revision + 1, after: loaded.thread, compactedSummary: nil,
+                                              transcript: transcriptItems, turns: [turn], compactions: [])
+            record.model = model
+            record.contextModel = model
+            record.contextUpdatedAt = contextUpdatedAt
+            record.updatedAt = turn.endedAt
+            record = try ThreadCoding.redacted(record, with: redactor)
+            // The cache lets go of the thread, so the record is applied to it in place.
+            forget(id)
+            return try append(record, to: consume loaded, resulting: nil, into: &index).thread
+        }
+    }
+
     /// The stored thread `id`. Throws ``ChappieThreadStoreError/threadNotFound(_:)``,
     /// ``ChappieThreadStoreError/corruptThread(_:reason:)`` (the file was set aside) or another
     /// ``ChappieThreadStoreError``.
@@ -269,11 +301,11 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// threads whose snapshot or journal changed, adds threads the index lacks, and sets aside
     /// journals whose snapshot is gone.
     private func reconcile(_ index: inout ThreadIndex) {
-        var snapshots: Set<UUID> = []
+        var snapshots: [UUID: String] = [:]
         var journals: Set<UUID> = []
         for name in files.fileNames() {
             if let id = Self.threadID(fromFileName: name) {
-                snapshots.insert(id)
+                snapshots[id] = name
             } else if let id = Self.threadID(fromJournalName: name) {
                 journals.insert(id)
             } else if !Self.isOwnName(name), !reportedNames.contains(name) {
@@ -281,11 +313,11 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
                 report(.foreignFile, id: nil, name: name, detail: "a file the store did not write; left alone")
             }
         }
-        for id in snapshots {
+        for (id, name) in snapshots {
             // The folder listing says whether anything is at the journal's name (a FIFO included).
             let hasJournal = journals.contains(id)
             let journal = hasJournal ? files.identity(of: Self.journalName(for: id)) : nil
-            if let entry = index.entries[id], entry.file == files.identity(of: Self.fileName(for: id)) {
+            if let entry = index.entries[id], entry.file == files.identity(of: name) {
                 if entry.journal == journal, journal != nil || !hasJournal { continue }
                 // The thread gained journal records since the entry was written: read just those.
                 if let journal, let caughtUp = catchUp(entry, journal: journal) {
@@ -296,14 +328,14 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
             index.entries[id] = nil
             _ = try? loadThread(id, index: &index)
         }
-        for id in journals.subtracting(snapshots) {
+        for id in journals where snapshots[id] == nil {
             let name = Self.journalName(for: id)
             if let aside = try? setAside(name, id: id) {
                 report(.journalSetAside, id: id, name: name, detail: "a journal without its thread's snapshot; moved aside unchanged",
                        setAsideAs: aside)
             }
         }
-        for id in index.entries.keys where !snapshots.contains(id) {
+        for id in index.entries.keys where snapshots[id] == nil {
             index.entries[id] = nil
         }
     }
@@ -473,7 +505,8 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
         let data = try ThreadCoding.encode(thread)
         let name = Self.fileName(for: thread.id)
         let journalName = Self.journalName(for: thread.id)
-        let replaced = (files.identity(of: name)?.bytes ?? 0) + (keepingJournal ? 0 : files.identity(of: journalName)?.bytes ?? 0)
+        let journal = keepingJournal ? nil : files.identity(of: journalName)
+        let replaced = (files.identity(of: name)?.bytes ?? 0) + (journal?.bytes ?? 0)
         let others = othersBytes(thread.id, in: index)
         let needed = Self.sum(others, data.count)
         if needed > storagePolicy.byteCap && data.count > replaced {
@@ -482,7 +515,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
         let identity = try files.write(data, to: name)
         // The snapshot holds every record now; a journal that cannot be removed only holds
         // records older than it, which loading skips.
-        if !keepingJournal { try? files.remove(journalName) }
+        if journal != nil { try? files.remove(journalName) }
         let loaded = LoadedThread(thread: thread, snapshot: identity, journal: nil, journalLength: 0,
                                   messageCount: thread.context.messageCount)
         remember(loaded)
@@ -494,20 +527,20 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// folds the journal into a new snapshot once it outgrows the snapshot, and updates the index
     /// entry. `resulting` is the thread with the record applied, when the caller has it. Throws
     /// ``ChappieThreadStoreError``; on error the files are as they were.
-    private func append(_ record: ThreadJournal.Record, to loaded: LoadedThread, resulting: ChappieThread?,
+    private func append(_ record: ThreadJournal.Record, to loaded: consuming LoadedThread, resulting: ChappieThread?,
                         into index: inout ThreadIndex) throws -> LoadedThread {
-        let id = loaded.thread.id
+        var next = loaded
+        let id = next.thread.id
         let line = try ThreadJournal.line(record)
         let others = othersBytes(id, in: index)
-        let needed = Self.sum(others, loaded.snapshot.bytes + loaded.journalLength + line.count)
+        let needed = Self.sum(others, next.snapshot.bytes + next.journalLength + line.count)
         if needed > storagePolicy.byteCap {
-            throw ChappieThreadStoreError.byteCapExceeded(bytesNeeded: needed, bytesUsed: Self.sum(others, loaded.bytes),
+            throw ChappieThreadStoreError.byteCapExceeded(bytesNeeded: needed, bytesUsed: Self.sum(others, next.bytes),
                                                           byteCap: storagePolicy.byteCap)
         }
-        let identity = try files.append(line, to: Self.journalName(for: id), at: loaded.journalLength)
-        var next = loaded
+        let identity = try files.append(line, to: Self.journalName(for: id), at: next.journalLength)
         if var resulting {
-            resulting.formatVersion = loaded.thread.formatVersion
+            resulting.formatVersion = next.thread.formatVersion
             next.thread = resulting
         } else {
             record.apply(to: &next.thread)

@@ -237,9 +237,11 @@ struct ThreadFileSystem: Sendable {
         return identity
     }
 
-    /// Deletes `name`; a missing file is not an error. Throws ``ChappieThreadStoreError/io(_:)``.
+    /// Deletes `name`; a missing file is not an error (and costs no folder flush). Throws
+    /// ``ChappieThreadStoreError/io(_:)``.
     func remove(_ name: String) throws {
-        if unlink("\(directory)/\(name)") != 0 && errno != ENOENT {
+        guard unlink("\(directory)/\(name)") == 0 else {
+            if errno == ENOENT { return }
             throw ChappieThreadStoreError.io("cannot delete \(name): \(Self.reason())")
         }
         syncFolder()

@@ -123,7 +123,9 @@ struct ThreadIndex: Codable, Equatable {
     static func decode(_ data: Data) -> ThreadIndex? {
         guard var index = try? JSONDecoder().decode(ThreadIndex.self, from: data),
               index.formatVersion <= currentFormatVersion else { return nil }
-        let consistent = index.entries.filter { $0.value.isConsistent && $0.key == $0.value.summary.id }
+        let isSound: (Dictionary<UUID, Entry>.Element) -> Bool = { $0.value.isConsistent && $0.key == $0.value.summary.id }
+        guard !index.entries.allSatisfy(isSound) else { return index }
+        let consistent = index.entries.filter(isSound)
         index.dropped = index.entries.count - consistent.count
         index.entries = consistent
         return index

@@ -67,6 +67,18 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
         revision = 0
     }
 
+    /// Adds what one turn brought: `transcriptItems` to the transcript, `turn` to the turns;
+    /// the thread's and the transcript's model become `model`, the transcript's update date
+    /// `contextUpdatedAt` and the thread's `turn.endedAt`.
+    mutating func addTurn(_ turn: ChappieThreadTurn, transcriptItems: [ChappieTranscriptItem], model: String, contextUpdatedAt: Date) {
+        context.transcript.append(contentsOf: transcriptItems)
+        context.model = model
+        context.updatedAt = contextUpdatedAt
+        self.model = model
+        turns.append(turn)
+        updatedAt = turn.endedAt
+    }
+
     /// The transcript's messages, oldest first (``ChappieClientContext/messages``).
     public var messages: [ChappieInputMessage] { context.messages }
 

@@ -108,6 +108,29 @@ struct ThreadJournalTests {
         }
     }
 
+    @Test("appendTurn writes one record like update would, and refuses a stale turn count without writing", arguments: StoreKind.allCases)
+    func appendTurn(kind: StoreKind) async throws {
+        try await withTemporaryFolder { folder in
+            let files = kind.make(in: folder)
+            let thread = try await files.save(ThreadFixtures.small())
+            var expected = thread
+            addTurn(&expected, "one")
+            let turn = try #require(expected.turns.last)
+            let stored = try await files.appendTurn(turn, transcriptItems: Array(expected.context.transcript.suffix(2)), model: "gpt-5.4",
+                                                    contextUpdatedAt: expected.context.updatedAt, to: thread.id, expectedTurnCount: 0)
+            expected.model = "gpt-5.4"
+            expected.context.model = "gpt-5.4"
+            expected.revision = 2
+            #expect(stored == expected)
+            let reread = kind == .file ? try await kind.make(in: folder).thread(id: thread.id) : try await files.thread(id: thread.id)
+            #expect(reread == expected)
+            await #expect(throws: ChappieThreadStoreError.threadChangedElsewhere(thread.id)) {
+                try await files.appendTurn(turn, transcriptItems: [], model: "x", contextUpdatedAt: Date(), to: thread.id, expectedTurnCount: 0)
+            }
+            #expect(try await files.thread(id: thread.id) == expected)
+        }
+    }
+
     @Test("many turns from two store instances interleave in the journal and all load")
     func turnsFromTwoInstances() async throws {
         try await withTemporaryFolder { folder in
