@@ -254,9 +254,10 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// work out from the files, otherwise (nothing changed, or threads only gained journal
     /// records) kept in memory only, so a turn costs no index write.
     private func store(_ index: ThreadIndex, loaded: (value: ThreadIndex, rebuilt: Bool, identity: ThreadFileSystem.FileIdentity?)) throws {
+        if !loaded.rebuilt && index == loaded.value { return }
         if loaded.rebuilt || index.needsWriting(comparedTo: loaded.value) {
             try saveIndex(index)
-        } else if index != loaded.value, let identity = loaded.identity {
+        } else if let identity = loaded.identity {
             cachedIndex = (index, identity)
         }
     }

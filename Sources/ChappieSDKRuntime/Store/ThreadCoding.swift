@@ -23,22 +23,17 @@ enum ThreadCoding {
     /// another thread's data (a foreign or misplaced file); unsupported when it has a newer
     /// format version.
     static func decode(_ data: Data, expectedID: UUID) -> Decoded {
-        let header: Header
-        do {
-            header = try JSONDecoder().decode(Header.self, from: data)
-        } catch {
-            return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
-        }
-        if let version = header.formatVersion, version > ChappieThread.currentFormatVersion {
-            return .unsupported(version)
-        }
-        guard header.id == expectedID else { return .corrupt("the file holds another thread's data") }
-        let thread: ChappieThread
-        do {
-            thread = try JSONDecoder().decode(ChappieThread.self, from: data)
-        } catch {
+        // One parse in the common case: the thread itself. Only a file that does not decode is
+        // parsed again for its header, to tell a newer format from damage.
+        guard let thread = try? JSONDecoder().decode(ChappieThread.self, from: data) else {
+            guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
+                return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
+            }
+            if let version = header.formatVersion, version > ChappieThread.currentFormatVersion { return .unsupported(version) }
             return .corrupt("not a Chappie thread (\(data.count) bytes)")
         }
+        if thread.formatVersion > ChappieThread.currentFormatVersion { return .unsupported(thread.formatVersion) }
+        guard thread.id == expectedID else { return .corrupt("the file holds another thread's data") }
         guard (0...ThreadIndex.maximumRevision).contains(thread.revision) else { return .corrupt("the thread's revision is impossible") }
         return .thread(thread)
     }
