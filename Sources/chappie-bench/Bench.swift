@@ -9,6 +9,14 @@ import Foundation
 enum Bench {
     static func main() async throws {
         var results: [String: Any] = ["chappie_version": ChappieVersion.current, "build": isDebug ? "debug" : "release"]
+        // `--only thread_store` runs one section (the others need the emulator and peers).
+        let arguments = CommandLine.arguments
+        if let flag = arguments.firstIndex(of: "--only"), arguments.indices.contains(flag + 1), arguments[flag + 1] == "thread_store" {
+            results["thread_store"] = try await ThreadStoreBench.run()
+            let data = try JSONSerialization.data(withJSONObject: results, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
         results["sse_decode"] = try sseDecode()
         let emulator = try await ChappieEmulator.start(.init(deltaCharacters: 16))
         results["stream_end_to_end"] = try await streamEndToEnd(emulator)
