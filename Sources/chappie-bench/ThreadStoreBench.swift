@@ -2,9 +2,15 @@ import ChappieSDK
 import ChappieSDKRuntime
 import Foundation
 
-/// Sizes and times of `ChappieFileThreadStore` at the scales issue 7 names: one 10,000-message
-/// thread, and 1,000 threads listed from the index. Each figure is one run in a fresh folder.
+/// Sizes and times of `ChappieFileThreadStore` at the scales DESIGN §8 names: one more turn on a
+/// 10, 1,000 and 10,000-message thread (must stay flat), loading the 10,000-message thread in a
+/// fresh store, and listing 1,000 threads from the index. Each figure is measured in a fresh
+/// folder; a turn is appended the way `ChappieRuntime` stores one (the new user and assistant
+/// messages plus a turn record, through `appendTurn(_:transcriptItems:model:contextUpdatedAt:to:expectedTurnCount:)`).
 enum ThreadStoreBench {
+    /// Turns appended per thread size; the per-turn figures are their mean and median.
+    static let appendedTurns = 30
+
     static func run() async throws -> [String: Any] {
         let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-bench-threads-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -21,10 +27,29 @@ enum ThreadStoreBench {
         let appendSeconds = try await seconds {
             _ = try await store.update(id: long.id) { $0.title = "long, renamed" }
         }
+        let longTurns = try await appendTurns(to: long.id, in: store)
+        var loadedAfterTurns = 0
+        let loadAfterTurnsSeconds = try await seconds {
+            loadedAfterTurns = try await ChappieFileThreadStore(directory: longFolder).thread(id: long.id).context.messageCount
+        }
         results["ten_thousand_messages"] = [
             "messages": loadedCount, "file_bytes": try await store.usage().bytesUsed,
             "save_seconds": saveSeconds, "load_seconds": loadSeconds, "update_seconds": appendSeconds,
+            "load_after_turns_seconds": loadAfterTurnsSeconds, "messages_after_turns": loadedAfterTurns,
         ]
+
+        var perTurn: [String: Any] = ["turns_appended": appendedTurns, "ten_thousand_messages": longTurns.json]
+        for (key, count) in [("ten_messages", 10), ("thousand_messages", 1_000)] {
+            let sized = thread(title: key, messages: count)
+            let sizedStore = ChappieFileThreadStore(directory: folder.appending(path: key))
+            try await sizedStore.save(sized)
+            _ = try await sizedStore.thread(id: sized.id)
+            perTurn[key] = try await appendTurns(to: sized.id, in: sizedStore).json
+        }
+        if let small = (perTurn["ten_messages"] as? [String: Double])?["mean_seconds"], small > 0 {
+            perTurn["ratio_ten_thousand_to_ten"] = longTurns.mean / small
+        }
+        results["one_more_turn"] = perTurn
 
         let manyFolder = folder.appending(path: "many")
         let many = ChappieFileThreadStore(directory: manyFolder)
@@ -42,15 +67,49 @@ enum ThreadStoreBench {
         return results
     }
 
+    /// Mean and median seconds of one appended turn.
+    struct TurnTimes {
+        var mean: Double
+        var median: Double
+        var json: [String: Double] { ["mean_seconds": mean, "median_seconds": median] }
+    }
+
+    /// Appends ``appendedTurns`` turns to the thread `id` (already loaded by `store`), timing each.
+    private static func appendTurns(to id: UUID, in store: ChappieFileThreadStore) async throws -> TurnTimes {
+        var times: [Double] = []
+        let turnCount = try await store.thread(id: id).turns.count
+        for index in 0..<appendedTurns {
+            let question = ChappieInputMessage.user("one more question \(index): how many units of SKU B\(index) are left?")
+            let answer = ChappieInputMessage.assistant("one more answer \(index): \(index * 13 % 89) units, in one warehouse.")
+            let now = Date()
+            let turn = ChappieThreadTurn(input: [question], startedAt: now, endedAt: now, status: .completed, model: "gpt-5.5",
+                                         responseID: "resp_bench\(index)", outputText: answer.text,
+                                         usage: ChappieTokenUsage(inputTokens: 900, cachedInputTokens: 800, outputTokens: 30,
+                                                                  reasoningOutputTokens: 0, totalTokens: 930))
+            times.append(try await seconds {
+                _ = try await store.appendTurn(turn, transcriptItems: [.message(question), .message(answer)], model: "gpt-5.5",
+                                               contextUpdatedAt: now, to: id, expectedTurnCount: turnCount + index)
+            })
+        }
+        let sorted = times.sorted()
+        return TurnTimes(mean: times.reduce(0, +) / Double(times.count), median: sorted[sorted.count / 2])
+    }
+
+    /// A thread of `count` messages, alternating user and assistant, with one turn record per
+    /// exchange, as the runtime would have stored it.
     private static func thread(title: String, messages count: Int) -> ChappieThread {
         let messages = (0..<count).map { index -> ChappieInputMessage in
             index.isMultiple(of: 2) ? .user("question \(index): how many units are left of SKU A\(index)?")
                 : .assistant("answer \(index): there are \(index * 7 % 97) units left, in two warehouses.")
         }
         let now = Date()
+        let turns = stride(from: 0, to: count - 1, by: 2).map { index in
+            ChappieThreadTurn(input: [messages[index]], startedAt: now, endedAt: now, status: .completed, model: "gpt-5.5",
+                              responseID: "resp_\(index)", outputText: messages[index + 1].text)
+        }
         let context = ChappieClientContext(sessionID: UUID().uuidString, threadID: UUID().uuidString.lowercased(), model: "gpt-5.5",
                                            messages: messages, compactedSummary: nil, createdAt: now, updatedAt: now)
-        return ChappieThread(title: title, context: context, createdAt: now)
+        return ChappieThread(title: title, context: context, createdAt: now, turns: turns)
     }
 
     private static func seconds(_ body: () async throws -> Void) async throws -> Double {

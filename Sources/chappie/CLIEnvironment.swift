@@ -85,6 +85,9 @@ struct CLIEnvironment {
               let host = url.host, !host.isEmpty else {
             throw UsageError(message: "\(source) must be an http(s) URL")
         }
+        guard url.port.map({ (1...65535).contains($0) }) ?? true else {
+            throw UsageError(message: "\(source) has port \(url.port ?? 0); a port is a number from 1 to 65535")
+        }
         guard scheme == "https" || isLoopback(host) else {
             throw UsageError(message: "\(source) must use https: plain http would send your tokens unencrypted "
                                  + "(http is allowed only for localhost, 127.0.0.1 and ::1)")

@@ -34,7 +34,8 @@ enum ChappieCommand {
         signal(SIGTERM, SIG_IGN)
         return [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
+            // Ctrl-C goes to the command's own handler first (chat cancels only the running turn).
+            source.setEventHandler { if number != SIGINT || !InterruptRouter.shared.interrupt() { task.cancel() } }
             source.resume()
             return source
         }
@@ -43,20 +44,22 @@ enum ChappieCommand {
     /// Parses and runs a command line; returns the exit status.
     static func run(_ argv: [String]) async -> ExitStatus {
         let arguments: ParsedArguments
+        // Errors follow the output format: with --json they are JSON too.
+        let json = (argv.firstIndex(of: "--").map { argv[..<$0] } ?? argv[...]).contains("--json")
         do {
             arguments = try ArgumentParser.parse(argv)
         } catch let error as UsageError {
-            return report(error)
+            return report(error, json: json)
         } catch {
             return .usage
         }
         if arguments.flag("help") || arguments.command == "help" {
             // `help COMMAND` and `COMMAND --help` show that command, `help --help` help's own usage,
-            // and `help` alone the overview.
+            // and `help` alone, `--help` and `-h` the overview with the command list.
             let topic = arguments.command != "help" ? arguments.command
-                : arguments.positionals.first ?? (arguments.flag("help") ? "help" : "")
+                : arguments.positionals.first ?? (arguments.flag("help") && arguments.commandNamed ? "help" : "")
             guard topic.isEmpty || ArgumentParser.commands.contains(topic) else {
-                return report(UsageError(message: "no help for unknown command '\(topic)'"))
+                return report(UsageError(message: "no help for unknown command '\(topic)'"), json: json)
             }
             Terminal.line(HelpCommand.help(for: topic))
             return .success
@@ -85,48 +88,56 @@ enum ChappieCommand {
                 }
             }
             if Task.isCancelled && arguments.command != "emulator" {
-                Terminal.error("chappie: interrupted")
-                return .interrupted
+                return report(CancellationError(), json: json)
             }
             return .success
         } catch {
-            return report(error)
+            return report(error, json: json)
         }
     }
 
-    /// Prints one line for `error` on standard error and picks the exit status.
-    static func report(_ error: any Error) -> ExitStatus {
+    /// Prints `error` — one line on standard error, with a hint line where one helps, or with
+    /// `json` one `{"event":"error",…}` object on standard output — and picks the exit status.
+    /// Every message is sanitized: error texts can carry server or user text.
+    static func report(_ error: any Error, json: Bool = false) -> ExitStatus {
+        let (message, hint, status) = describe(error)
+        if json {
+            Terminal.line(ChappieJSONValue.object([
+                "event": "error", "message": .string(message), "exit_status": .integer(Int(status.rawValue)),
+            ]).jsonString)
+        } else {
+            Terminal.error("chappie: " + Terminal.sanitizedLine(message))
+            if let hint { Terminal.error(hint) }
+        }
+        return status
+    }
+
+    /// What to say about `error`: the message, an optional hint line, and the exit status.
+    static func describe(_ error: any Error) -> (message: String, hint: String?, status: ExitStatus) {
         switch error {
         case let error as UsageError:
-            Terminal.error("chappie: \(error.message)")
-            if let command = error.command, !command.isEmpty, command != "help" {
-                Terminal.error(HelpCommand.usageLine(for: command))
-            } else {
-                Terminal.error("Run `chappie help` for usage.")
-            }
-            return .usage
+            let usage = error.command.flatMap { $0.isEmpty || $0 == "help" ? nil : HelpCommand.usageLine(for: $0) }
+            return (error.message, usage ?? "Run `chappie help` for usage.", .usage)
         case let error as ChappieClientError:
-            Terminal.error("chappie: \(error.errorDescription ?? "request failed")")
-            if error.requiresReauthentication { Terminal.error("Run `chappie login` to sign in.") }
-            switch error {
-            case _ where error.requiresReauthentication: return .signInNeeded
-            case .usageLimitReached: return .usageLimit
-            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed: return .network
-            default: return .failure
+            let hint = error.requiresReauthentication ? "Run `chappie login` to sign in." : nil
+            let status: ExitStatus = switch error {
+            case _ where error.requiresReauthentication: .signInNeeded
+            case .usageLimitReached: .usageLimit
+            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed: .network
+            default: .failure
             }
+            return (error.errorDescription ?? "request failed", hint, status)
         case let error as ChappieAuthError:
-            Terminal.error("chappie: \(error.errorDescription ?? "sign-in failed")")
-            switch error {
-            case .cancelled: return .interrupted
-            case .network: return .network
-            default: return error.requiresReauthentication ? .signInNeeded : .failure
+            let status: ExitStatus = switch error {
+            case .cancelled: .interrupted
+            case .network: .network
+            default: error.requiresReauthentication ? .signInNeeded : .failure
             }
+            return (error.errorDescription ?? "sign-in failed", nil, status)
         case is CancellationError:
-            Terminal.error("chappie: interrupted")
-            return .interrupted
+            return ("interrupted", nil, .interrupted)
         default:
-            Terminal.error("chappie: \(error.localizedDescription)")
-            return .failure
+            return (error.localizedDescription, nil, .failure)
         }
     }
 }

@@ -31,6 +31,13 @@ enum CLIProcess {
     /// `timeout` seconds.
     static func execute(_ executable: URL, _ arguments: [String], stdin: String?, environment: [String: String],
                         timeout: TimeInterval) async throws -> CLIResult {
+        try await execute(executable, arguments, stdinData: stdin.map { Data($0.utf8) }, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `executable arguments…` with exactly `environment`, feeding it the bytes `stdinData`;
+    /// kills it after `timeout` seconds.
+    static func execute(_ executable: URL, _ arguments: [String], stdinData: Data?, environment: [String: String],
+                        timeout: TimeInterval = 60) async throws -> CLIResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -40,7 +47,7 @@ enum CLIProcess {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        if let stdinData { input.fileHandleForWriting.write(stdinData) }
         try input.fileHandleForWriting.close()
         let killer = Task {
             try await Task.sleep(for: .seconds(timeout))
@@ -80,10 +87,12 @@ final class RunningCLI: @unchecked Sendable {
     let process = Process()
     private let out = Pipe()
     private let err = Pipe()
+    private let input = Pipe()
     private let lines: AsyncStream<String>
 
-    /// Starts `chappie arguments…`.
-    init(_ arguments: [String], environment: [String: String]) throws {
+    /// Starts `chappie arguments…`; with `pipedInput` its standard input is a pipe the test
+    /// writes to (``type(_:)``, ``closeInput()``), otherwise `/dev/null`.
+    init(_ arguments: [String], environment: [String: String], pipedInput: Bool = false) throws {
         process.executableURL = CLIProcess.binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -92,7 +101,7 @@ final class RunningCLI: @unchecked Sendable {
         process.environment = env
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = pipedInput ? input : FileHandle.nullDevice
         let (stream, continuation) = AsyncStream<String>.makeStream()
         lines = stream
         let handle = out.fileHandleForReading
@@ -119,8 +128,25 @@ final class RunningCLI: @unchecked Sendable {
         return nil
     }
 
+    /// The standard-output lines up to and including the first that satisfies `last` (all of
+    /// them when output ends first).
+    func lines(through last: (String) -> Bool) async -> [String] {
+        var collected: [String] = []
+        for await line in lines {
+            collected.append(line)
+            if last(line) { break }
+        }
+        return collected
+    }
+
     /// Sends SIGINT, as Ctrl-C would.
     func interrupt() { process.interrupt() }
+
+    /// Writes `text` to the piped standard input.
+    func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+
+    /// Closes the piped standard input (end of input).
+    func closeInput() { try? input.fileHandleForWriting.close() }
 
     /// Waits for exit; returns the status and standard error.
     func wait() async -> (status: Int32, stderr: String) {

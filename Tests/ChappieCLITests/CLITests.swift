@@ -108,6 +108,8 @@ struct CLITests {
         ["ask", "hi", "--backend-url", "ftp://127.0.0.1/"],
         ["threads"], ["threads", "frobnicate"], ["threads", "show"], ["threads", "resume"], ["threads", "archive"],
         ["threads", "unarchive"], ["threads", "delete"], ["threads", "list", "--bogus"],
+        ["emulator", "--port", "99999"], ["login", "--auth-url", "http://127.0.0.1:99999"], ["ask", "hi", "--port", "8080"],
+        ["threads", "list", "--emulator"], ["threads", "show", "abcd", "--emulator"],
     ])
     func usageErrors(arguments: [String]) async throws {
         let result = try await CLIProcess.run(arguments, environment: CLIProcess.isolatedEnvironment())
@@ -120,7 +122,7 @@ struct CLITests {
     @Test("a usage error after a command shows that command's usage line")
     func usageErrorShowsCommandUsage() async throws {
         let result = try await CLIProcess.run(["ask", "--bogus"], environment: CLIProcess.isolatedEnvironment())
-        #expect(result.stderr == "chappie: unknown option --bogus\nUsage: chappie ask PROMPT [--model SLUG] [--fast] [--json]\n")
+        #expect(result.stderr == "chappie: unknown option --bogus\nUsage: chappie ask PROMPT [--model SLUG] [--fast] [--raw] [--json]\n")
         let plain = try await CLIProcess.run(["https://x", "--bogus"], environment: CLIProcess.isolatedEnvironment())
         #expect(plain.stderr.hasSuffix("Run `chappie help` for usage.\n"))
     }

@@ -19,6 +19,8 @@ struct BrowserLoginConformanceTests {
     struct Outcome {
         /// `chappie login`'s exit status and standard error.
         var login: (status: Int32, stderr: String)
+        /// What `chappie login --json` printed after the device code (its outcome, as JSON lines).
+        var events: [String]
         /// `chappie status --json` afterwards.
         var status: Subprocess.Result
         /// The filled form, just before the button was pressed.
@@ -44,7 +46,10 @@ struct BrowserLoginConformanceTests {
         let outcome = try await signIn(deciding: .deny)
         // then
         #expect(outcome.login.status == 1, "stderr: \(outcome.login.stderr)")
-        #expect(outcome.login.stderr.contains("denied"))
+        // with --json the error is a JSON line on standard output
+        let error = outcome.events.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "error" }
+        #expect((error?["message"] as? String)?.contains("denied") == true, "output: \(outcome.events)")
         #expect(outcome.status.stdout.contains(#""state":"signedOut""#), "status: \(outcome.status.stdout)")
         #expect(TestArtifacts.isPNG(outcome.formScreenshot))
         #expect(TestArtifacts.isPNG(outcome.resultScreenshot))
@@ -81,8 +86,10 @@ struct BrowserLoginConformanceTests {
             try #require(browser.status == 0 && !browser.timedOut, "browser: \(browser.stdout)\(browser.stderr)")
             // then: login ends on its next poll
             let ended = await login.wait()
+            var events: [String] = []
+            while let line = await login.nextLine() { events.append(line) }
             let status = try await Subprocess.run(chappie, ["status", "--json"] + endpoints, environment: environment, timeout: 60)
-            return Outcome(login: ended, status: status, formScreenshot: formScreenshot, resultScreenshot: resultScreenshot)
+            return Outcome(login: ended, events: events, status: status, formScreenshot: formScreenshot, resultScreenshot: resultScreenshot)
         }
     }
 

@@ -134,6 +134,20 @@ struct ResponseEventStream: Sendable {
         outputTokens += max(1, (arguments.count + name.count + 3) / 4)
     }
 
+    /// A `compaction` item (remote compaction v2) with `encryptedContent` as its
+    /// `encrypted_content`, or without that field when nil. Codex reads the item from
+    /// `response.output_item.done` (`codex-rs/core/src/compact_remote_v2.rs`).
+    mutating func compaction(encryptedContent: String?) {
+        let outputIndex = output.count
+        var members: [(String, JSONValue)] = [(Wire.type, "compaction")]
+        emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, .object(members))])
+        if let encryptedContent { members.append(("encrypted_content", .string(encryptedContent))) }
+        let done = JSONValue.object(members)
+        emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
+        output.append(done)
+        outputTokens += max(1, (encryptedContent?.count ?? 0) / 16)
+    }
+
     /// Drops every event after the first `count` (a disconnect fault).
     mutating func keepOnly(firstEvents count: Int) {
         events = Array(events.prefix(count))

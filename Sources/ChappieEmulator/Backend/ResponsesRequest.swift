@@ -34,6 +34,12 @@ struct ResponsesRequest: Sendable {
         return ""
     }
 
+    /// Whether the input ends with a `{"type":"compaction_trigger"}` item: a remote compaction
+    /// v2 request (the Codex CLI's default since 0.163), answered with one `compaction` item.
+    var asksForCompaction: Bool {
+        input.last?["type"]?.stringValue == "compaction_trigger"
+    }
+
     /// Names of the offered `function` tools.
     var functionToolNames: [String] {
         tools.compactMap { $0["type"]?.stringValue == "function" ? $0["name"]?.stringValue : nil }

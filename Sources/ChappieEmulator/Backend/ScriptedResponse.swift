@@ -13,13 +13,24 @@ enum ScriptedResponse: Sendable {
     /// No answer: the connection closes at once.
     case drop
 
-    /// The reply for the next call made with a token of `accountID`: the oldest queued reply for
-    /// that account or for any, else the configuration's standing reply, else the scripted
-    /// model's answer to `request`.
+    /// The reply for the next call made with a token of `accountID`: the usage-limit 429 when
+    /// the usage meter reports a window 100 % used (as the real backend refuses work then),
+    /// else the oldest queued reply for that account or for any, else a compaction item for a
+    /// remote compaction v2 request (input ending in `compaction_trigger`), else the
+    /// configuration's standing reply, else the scripted model's answer to `request`.
     static func nextReply(
         for request: ResponsesRequest, accountID: String?, services: EmulatorServices
     ) async -> ChappieEmulator.ScriptedReply {
+        let usage = await services.usage.snapshot()
+        if usage.primaryUsedPercent >= 100 || usage.secondaryUsedPercent >= 100 {
+            let resetAt = usage.primaryUsedPercent >= 100 ? usage.primaryResetAt : usage.secondaryResetAt
+            return .usageLimitReached(resetsInSeconds: max(0, resetAt - Int(Date().timeIntervalSince1970)))
+        }
         if let queued = await services.replies.next(accountID: accountID) { return queued }
+        if request.asksForCompaction {
+            let summary = "compacted-v2:\(request.input.count - 1):" + RandomIdentifier.hex(16)
+            return .compaction(encryptedContent: Base64URL.standard(Data(summary.utf8)))
+        }
         return services.configuration.standingReply ?? ScriptedModel.reply(to: request)
     }
 
@@ -97,6 +108,10 @@ enum ScriptedResponse: Sendable {
             }
         case .dropConnection:
             return .drop
+        case .compaction(let encryptedContent):
+            stream.begin()
+            stream.compaction(encryptedContent: encryptedContent)
+            stream.complete()
         case .errorEvent(_, let type, let code, let message):
             stream.begin()
             stream.error(type: type, code: code, message: message)
@@ -125,8 +140,10 @@ enum ScriptedResponse: Sendable {
     private static func usageLimitReached(resetsInSeconds: Int, services: EmulatorServices) async -> ScriptedResponse {
         let now = Int(Date().timeIntervalSince1970)
         var snapshot = await services.usage.snapshot()
-        snapshot.primaryUsedPercent = 100
-        snapshot.primaryResetAt = now + resetsInSeconds
+        if snapshot.secondaryUsedPercent < 100 || snapshot.primaryUsedPercent >= 100 {
+            snapshot.primaryUsedPercent = 100
+            snapshot.primaryResetAt = now + resetsInSeconds
+        }
         let planType = services.configuration.account.planType
         let body: JSONValue = [
             "error": [

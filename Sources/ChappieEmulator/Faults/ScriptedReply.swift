@@ -63,6 +63,12 @@ extension ChappieEmulator {
         /// the socket stays open for the next `response.create`.
         case errorEvent(status: Int, type: String, code: String, message: String)
 
+        /// Stream one `compaction` output item (remote compaction v2, the answer to a request whose
+        /// input ends with `{"type":"compaction_trigger"}`), with `encryptedContent` as its
+        /// `encrypted_content` (nil leaves the field out, a malformed reply). The emulator answers
+        /// every trigger request this way, with generated content, when nothing else is queued.
+        case compaction(encryptedContent: String?)
+
         /// The WebSocket connection-limit error (PROTOCOL §6.2): status 400,
         /// `error.code = "websocket_connection_limit_reached"` with the real message. Codex
         /// retries it on a new socket. The status and `error.type` are assumptions (not observed).

@@ -337,15 +337,27 @@ public actor ChappieClient {
         }
     }
 
-    /// Lets the model compact the conversation: the backend's remote compaction
-    /// (`POST /codex/responses/compact`, PROTOCOL §9) replaces the history with the user and
-    /// developer messages plus an opaque compaction item; when that endpoint is unavailable, a
-    /// summary turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` and
-    /// empties the transcript. Returns the new context. Throws ``ChappieClientError``.
+    /// Lets the model compact the conversation: remote compaction v2 (a `/codex/responses`
+    /// request ending in a `compaction_trigger` item, see `RemoteCompaction`), else v1
+    /// (`POST /codex/responses/compact`, PROTOCOL §9), replaces the history with the user and
+    /// developer messages plus one opaque compaction item; when neither is available, a summary
+    /// turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` (replacing
+    /// the previous one, which it covers) and empties the transcript. Returns the new context.
+    /// Throws ``ChappieClientError`` (`invalidResponse` for a compaction reply without its
+    /// item); on error the context is unchanged.
     @discardableResult
     public func compactContext() async throws -> ChappieClientContext {
         await enterTurn()
         defer { leaveTurn() }
+        let (runner, sessionID) = (runner, state.threadID)
+        if let transcript = try await RemoteCompaction.compact(
+            state.transcript, prefix: requestPrefix, model: state.model, instructions: harness.requestInstructions, tools: declaredTools,
+            promptCacheKey: state.threadID, send: { try await runner.run(body: $0, sessionID: sessionID, emit: { _ in }) }) {
+            state.transcript = transcript
+            state.compactedSummary = nil
+            state.updatedAt = time.now()
+            return state
+        }
         let body: ChappieJSONValue = [
             "model": .string(state.model), "instructions": .string(harness.requestInstructions),
             "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
@@ -375,8 +387,7 @@ public actor ChappieClient {
                                                + [ChappieTranscriptItem.message(.user(Self.summaryPrompt)).inputItem],
                                            tools: [], reasoningEffort: nil, promptCacheKey: state.threadID)
         let response = try await runner.run(body: request.json, sessionID: state.threadID, emit: { _ in })
-        let previous = state.compactedSummary.map { $0 + "\n\n" } ?? ""
-        state.compactedSummary = previous + response.outputText
+        state.compactedSummary = response.outputText
         state.transcript = []
         state.updatedAt = time.now()
         return state

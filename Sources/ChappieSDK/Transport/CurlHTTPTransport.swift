@@ -46,10 +46,10 @@ final class CurlHTTPTransport: HTTPTransport, Sendable {
 /// ``post(_:)``; every libcurl call on the multi handle and its easy handles happens on the loop's
 /// thread.
 private final class CurlLoop: @unchecked Sendable {
-    // Safety: `multi` and `transfers` are touched only on the loop thread; `commands` and
-    // `stopping` live behind `lock`; `multi`'s address is read by `post` only for
-    // `curl_multi_wakeup`, which libcurl documents as callable from any thread, and the loop
-    // frees the handle only after `stopping` is set and no further wake-up can come in.
+    // Safety: `transfers` is touched only on the loop thread; `commands` and `stopping` live
+    // behind `lock`; other threads use `multi` only for `curl_multi_wakeup` (callable from any
+    // thread, libcurl documents), always under `lock`, and the loop frees the handle only after
+    // it has seen `stopping` set under that lock, so no wake-up can reach a freed handle.
     enum Command {
         case add(CurlTransfer)
         case cancel(CurlTransfer)
@@ -72,22 +72,25 @@ private final class CurlLoop: @unchecked Sendable {
 
     /// Queues `command` for the loop thread and wakes it.
     func post(_ command: Command) {
+        // The wake-up happens under the lock: the loop frees the multi handle only after taking
+        // the lock once more with `stopping` set, so no wake-up can reach a freed handle.
         let accepted = lock.withLock { () -> Bool in
             guard !stopping else { return false }
             commands.append(command)
+            chappie_curl_multi_wakeup(multi)
             return true
         }
-        if accepted {
-            chappie_curl_multi_wakeup(multi)
-        } else if case .add(let transfer) = command {
+        if !accepted, case .add(let transfer) = command {
             transfer.finish(result: nil, error: CancellationError())
         }
     }
 
     /// Ends the loop: running transfers are cancelled, the multi handle is freed.
     func stop() {
-        lock.withLock { stopping = true }
-        chappie_curl_multi_wakeup(multi)
+        lock.withLock {
+            stopping = true
+            chappie_curl_multi_wakeup(multi)
+        }
     }
 
     private func run() {
@@ -107,7 +110,12 @@ private final class CurlLoop: @unchecked Sendable {
             chappie_curl_multi_poll(multi, 1000)
         }
         for easy in Array(transfers.keys) { remove(easy)?.finish(result: nil, error: CancellationError()) }
-        lock.withLock { commands.removeAll() }
+        // `stopping` is set, so after this no `post` or `stop` touches the handle.
+        let late = lock.withLock { () -> [Command] in
+            defer { commands.removeAll() }
+            return commands
+        }
+        for case .add(let transfer) in late { transfer.finish(result: nil, error: CancellationError()) }
         chappie_curl_multi_cleanup(multi)
     }
 

@@ -22,7 +22,7 @@ public actor ChappieRuntime {
     public nonisolated let store: any ChappieThreadStore
 
     private let now: @Sendable () -> Date
-    private var current: (id: UUID, turnCount: Int)?
+    private var current: CurrentThread?
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -102,7 +102,7 @@ public actor ChappieRuntime {
         }
         let failure = turnError.map(ChappieThreadTurnFailure.init)
         let record = recorder.turn(id: turnID, input: [message], startedAt: startedAt, endedAt: now(), failure: failure)
-        let stored = try await persist(record, threadID: threadID, title: ChappieThread.title(from: message.text))
+        let stored = try await persist(record, threadID: threadID, title: ChappieThread.title(from: message.text, redactor: store.redactor))
         let storedTurn = stored.turns.last ?? record
         if let turnError {
             if failure?.kind != .cancelled { emit(.turnFailed(storedTurn)) }
@@ -113,11 +113,16 @@ public actor ChappieRuntime {
     }
 
     /// Stores `record` and the client's context: appended to the current thread, or as a new
-    /// thread `threadID` when there is none. Throws ``ChappieThreadStoreError``.
+    /// thread `threadID` when there is none. When the client's transcript only grew since it was
+    /// last stored, only the new items go to the store (a journal store then writes what the turn
+    /// added, not the whole thread). Throws ``ChappieThreadStoreError``.
     private func persist(_ record: ChappieThreadTurn, threadID: UUID, title: String) async throws -> ChappieThread {
         let context = await client.context()
         let stored: ChappieThread
-        if let current {
+        if let current, let added = current.stored.itemsAdded(in: context) {
+            stored = try await store.appendTurn(record, transcriptItems: added, model: context.model, contextUpdatedAt: context.updatedAt,
+                                                to: current.id, expectedTurnCount: current.turnCount)
+        } else if let current {
             let expected = current.turnCount
             stored = try await store.update(id: current.id) { thread in
                 guard thread.turns.count == expected else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
@@ -131,8 +136,54 @@ public actor ChappieRuntime {
             thread.updatedAt = record.endedAt
             stored = try await store.save(thread)
         }
-        current = (stored.id, stored.turns.count)
+        current = CurrentThread(id: stored.id, turnCount: stored.turns.count, stored: StoredContext(context))
         return stored
+    }
+
+    /// The thread later turns are recorded in.
+    private struct CurrentThread {
+        var id: UUID
+        /// Turns the thread had when this runtime last stored or read it.
+        var turnCount: Int
+        /// The client's context as it was when this runtime last stored or read the thread.
+        var stored: StoredContext
+    }
+
+    /// What the runtime remembers of the client's context as last stored, to tell whether the
+    /// client only appended to its transcript since.
+    private struct StoredContext {
+        var sessionID: String
+        var threadID: String
+        var createdAt: Date
+        var compactedSummary: String?
+        var itemCount: Int
+        var lastItem: ChappieTranscriptItem?
+
+        init(_ context: ChappieClientContext) {
+            sessionID = context.sessionID
+            threadID = context.threadID
+            createdAt = context.createdAt
+            compactedSummary = context.compactedSummary
+            itemCount = context.transcript.count
+            lastItem = context.transcript.last
+        }
+
+        /// The transcript items `context` has after the stored ones, or nil when it is not the
+        /// stored conversation with items appended (cleared, compacted, resumed elsewhere).
+        func itemsAdded(in context: ChappieClientContext) -> [ChappieTranscriptItem]? {
+            guard context.sessionID == sessionID, context.threadID == threadID, context.createdAt == createdAt,
+                  context.compactedSummary == compactedSummary, context.transcript.count >= itemCount,
+                  itemCount == 0 || context.transcript[itemCount - 1] == lastItem else { return nil }
+            return Array(context.transcript[itemCount...])
+        }
+    }
+
+    /// Returns once every turn and thread change started before the call has finished — a turn
+    /// whose stream consumer stopped early is stored as cancelled by then. Use it before exiting
+    /// or reporting after cancelling a turn.
+    public func waitUntilIdle() async {
+        await enterTurn()
+        leaveTurn()
     }
 
     /// Waits until no other turn or thread change runs; they start in call order.
@@ -159,8 +210,8 @@ public actor ChappieRuntime {
         await enterTurn()
         defer { leaveTurn() }
         let thread = try await store.thread(id: threadID)
-        await client.resumeContext(thread.context)
-        current = (thread.id, thread.turns.count)
+        let context = await client.resumeContext(thread.context)
+        current = CurrentThread(id: thread.id, turnCount: thread.turns.count, stored: StoredContext(context))
         return thread
     }
 
@@ -228,7 +279,8 @@ public actor ChappieRuntime {
 
     /// Compacts the current conversation: `summary` replaces all but the last `keepingLast`
     /// messages (see ``ChappieSDK/ChappieClient/compactContext(summary:keepingLast:)``), and the
-    /// compaction is stored in the thread. Returns the stored thread. Throws
+    /// compaction is stored in the thread, replacing any earlier one (the turns keep the whole
+    /// history). Returns the stored thread. Throws
     /// ``ChappieRuntimeError/noCurrentThread`` or ``ChappieThreadStoreError``.
     @discardableResult
     public func compact(summary: String, keepingLast: Int = 0) async throws -> ChappieThread {
@@ -264,10 +316,12 @@ public actor ChappieRuntime {
         let stored = try await store.update(id: current.id) { thread in
             guard thread.turns.count == expected else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
             thread.context = context
-            thread.compactions.append(record)
+            // Only the newest compaction is kept: it stands for everything before it, so the
+            // thread grows with its turns, not with the summaries of summaries.
+            thread.compactions = [record]
             thread.updatedAt = record.createdAt
         }
-        self.current = (stored.id, stored.turns.count)
+        self.current = CurrentThread(id: stored.id, turnCount: stored.turns.count, stored: StoredContext(context))
         return stored
     }
 

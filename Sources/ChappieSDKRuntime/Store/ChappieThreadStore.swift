@@ -1,3 +1,4 @@
+import ChappieSDK
 import Foundation
 
 /// Where threads are kept. Implementations: ``ChappieFileThreadStore`` (durable, the default for
@@ -22,6 +23,19 @@ public protocol ChappieThreadStore: Sendable {
     @discardableResult
     func update(id: UUID, _ body: @Sendable (inout ChappieThread) throws -> Void) async throws -> ChappieThread
 
+    /// Appends one turn to the stored thread `id`, as one step no other writer can interleave
+    /// with: `transcriptItems` (what the turn added to the client's transcript) join the
+    /// transcript, `turn` the turn records; the thread's and the transcript's model become
+    /// `model`, the transcript's update date `contextUpdatedAt` and the thread's `turn.endedAt`.
+    /// Returns what was stored. A store can write this without reading or rewriting the rest of
+    /// the thread (``ChappieFileThreadStore`` appends one journal record). Throws
+    /// ``ChappieThreadStoreError/threadChangedElsewhere(_:)`` when the thread does not have
+    /// `expectedTurnCount` turns (another writer added one), and other
+    /// ``ChappieThreadStoreError``s; then nothing changed.
+    @discardableResult
+    func appendTurn(_ turn: ChappieThreadTurn, transcriptItems: [ChappieTranscriptItem], model: String, contextUpdatedAt: Date,
+                    to id: UUID, expectedTurnCount: Int) async throws -> ChappieThread
+
     /// The stored thread `id`. Throws ``ChappieThreadStoreError/threadNotFound(_:)``,
     /// ``ChappieThreadStoreError/corruptThread(_:reason:)`` (the damaged file is set aside and
     /// reported in ``issues()``) or another ``ChappieThreadStoreError``.
@@ -41,9 +55,27 @@ public protocol ChappieThreadStore: Sendable {
 
     /// Problems found so far (damaged or foreign files, an index rebuilt), oldest first.
     func issues() async -> [ChappieThreadStoreIssue]
+
+    /// The redactor the store applies before writing; ``ChappieRuntime`` also applies it to a
+    /// new thread's title before cutting it short. Defaults to ``ChappieThreadRedactor/credentials``.
+    var redactor: ChappieThreadRedactor { get }
 }
 
 extension ChappieThreadStore {
+    /// ``ChappieThreadRedactor/credentials``, for stores that do not say otherwise.
+    public var redactor: ChappieThreadRedactor { .credentials }
+
+    /// Appends one turn through ``update(id:_:)`` (see the requirement for what it changes).
+    /// Throws like the requirement.
+    @discardableResult
+    public func appendTurn(_ turn: ChappieThreadTurn, transcriptItems: [ChappieTranscriptItem], model: String, contextUpdatedAt: Date,
+                           to id: UUID, expectedTurnCount: Int) async throws -> ChappieThread {
+        try await update(id: id) { thread in
+            guard thread.turns.count == expectedTurnCount else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
+            thread.addTurn(turn, transcriptItems: transcriptItems, model: model, contextUpdatedAt: contextUpdatedAt)
+        }
+    }
+
     /// Sets the thread's ``ChappieThread/archived`` flag (and ``ChappieThread/updatedAt`` to
     /// `date`). Throws ``ChappieThreadStoreError``.
     @discardableResult

@@ -21,6 +21,9 @@ public struct ChappieThreadStoreIssue: Sendable, Hashable, Codable {
         public static let indexRebuilt = Kind(rawValue: "index_rebuilt")
         /// A temporary file left by an interrupted write was removed.
         public static let staleTemporaryFileRemoved = Kind(rawValue: "stale_temporary_file_removed")
+        /// A thread's journal was damaged (or its snapshot was gone); it was moved aside
+        /// unchanged, and the thread keeps every whole record before the damage.
+        public static let journalSetAside = Kind(rawValue: "journal_set_aside")
     }
 
     /// What was found.

@@ -23,37 +23,46 @@ enum ThreadCoding {
     /// another thread's data (a foreign or misplaced file); unsupported when it has a newer
     /// format version.
     static func decode(_ data: Data, expectedID: UUID) -> Decoded {
-        let header: Header
-        do {
-            header = try JSONDecoder().decode(Header.self, from: data)
-        } catch {
-            return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
-        }
-        if let version = header.formatVersion, version > ChappieThread.currentFormatVersion {
-            return .unsupported(version)
-        }
-        guard header.id == expectedID else { return .corrupt("the file holds another thread's data") }
-        do {
-            return .thread(try JSONDecoder().decode(ChappieThread.self, from: data))
-        } catch {
+        // One parse in the common case: the thread itself. Only a file that does not decode is
+        // parsed again for its header, to tell a newer format from damage.
+        guard let thread = try? JSONDecoder().decode(ChappieThread.self, from: data) else {
+            guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
+                return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
+            }
+            if let version = header.formatVersion, version > ChappieThread.currentFormatVersion { return .unsupported(version) }
             return .corrupt("not a Chappie thread (\(data.count) bytes)")
         }
+        if thread.formatVersion > ChappieThread.currentFormatVersion { return .unsupported(thread.formatVersion) }
+        guard thread.id == expectedID else { return .corrupt("the file holds another thread's data") }
+        guard (0...ThreadIndex.maximumRevision).contains(thread.revision) else { return .corrupt("the thread's revision is impossible") }
+        return .thread(thread)
     }
 
     /// `thread` with `redactor` applied to every string value except identifiers and enumeration
     /// values (see `structuralKeys`); numbers and dates are kept. Throws
     /// ``ChappieThreadStoreError/io(_:)`` when the redacted data no longer decodes.
     static func redacted(_ thread: ChappieThread, with redactor: ChappieThreadRedactor) throws -> ChappieThread {
-        guard !redactor.isIdentity else { return thread }
+        var result = try redacted(thread as ChappieThread?, with: redactor) ?? thread
+        result.id = thread.id
+        return result
+    }
+
+    /// A journal record with `redactor` applied the same way (see ``redacted(_:with:)``).
+    /// Throws ``ChappieThreadStoreError/io(_:)`` when the redacted data no longer decodes.
+    static func redacted(_ record: ThreadJournal.Record, with redactor: ChappieThreadRedactor) throws -> ThreadJournal.Record {
+        try redacted(record as ThreadJournal.Record?, with: redactor) ?? record
+    }
+
+    /// `value` after redaction, or nil when the redactor changed nothing.
+    private static func redacted<Value: Codable>(_ value: Value?, with redactor: ChappieThreadRedactor) throws -> Value? {
+        guard let value, !redactor.isIdentity else { return nil }
         do {
-            let tree = try ChappieJSONValue(jsonData: try JSONEncoder().encode(thread))
+            let tree = try ChappieJSONValue(jsonData: try JSONEncoder().encode(value))
             var changed = false
             let redacted = redact(tree, redactor, changed: &changed)
-            // Nearly every save has nothing to redact: keep the thread as it is.
-            guard changed else { return thread }
-            var result = try JSONDecoder().decode(ChappieThread.self, from: JSONEncoder().encode(redacted))
-            result.id = thread.id
-            return result
+            // Nearly every write has nothing to redact: keep the value as it is.
+            guard changed else { return nil }
+            return try JSONDecoder().decode(Value.self, from: JSONEncoder().encode(redacted))
         } catch {
             throw ChappieThreadStoreError.io("the redactor produced data that is not a thread")
         }

@@ -26,6 +26,8 @@ struct ThreadFileSystem: Sendable {
     let directory: String
     /// Applied to the folder and to every file written (Apple platforms only).
     let policy: ChappieFileThreadStoreStoragePolicy
+    /// Injected write failures (tests only).
+    var faults: ChappieThreadStoreFaults?
 
     // MARK: Folders
 
@@ -87,64 +89,132 @@ struct ThreadFileSystem: Sendable {
         return Self.identity(info)
     }
 
-    /// The contents and identity of `name`, or nil when it does not exist. Throws
+    /// The contents and identity of `name`, or nil when it does not exist; with `offset`, only
+    /// the bytes from that offset on (an empty result when the file is not longer). Opened with
+    /// `O_NONBLOCK` and checked to be a plain file before anything is read, so a FIFO or device
+    /// planted in the folder cannot block the caller. Throws
     /// ``ChappieThreadStoreError/symbolicLinkRefused(_:)`` for a link,
     /// ``ChappieThreadStoreError/insecurePermissions(_:)`` for a file others can access or that
-    /// another user owns, and ``ChappieThreadStoreError/io(_:)`` otherwise.
-    func read(_ name: String, maximumBytes: Int) throws -> (data: Data, identity: FileIdentity)? {
+    /// another user owns, and ``ChappieThreadStoreError/io(_:)`` otherwise (not a plain file, too
+    /// large, unreadable).
+    func read(_ name: String, from offset: Int = 0, maximumBytes: Int) throws -> (data: Data, identity: FileIdentity)? {
         let path = "\(directory)/\(name)"
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw ChappieThreadStoreError.symbolicLinkRefused(path) }
             throw ChappieThreadStoreError.io("cannot open \(name): \(Self.reason())")
         }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw ChappieThreadStoreError.io("cannot inspect \(name): \(Self.reason())") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw ChappieThreadStoreError.io("\(name) is not a plain file") }
-        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else { throw ChappieThreadStoreError.insecurePermissions(path) }
+        let info = try checkedPlainFile(descriptor, name: name, path: path)
         guard Int(info.st_size) <= maximumBytes else {
             throw ChappieThreadStoreError.io("\(name) is larger than \(maximumBytes) bytes")
         }
-        var data = Data(count: Int(info.st_size))
-        var offset = 0
+        var data = Data(count: max(0, Int(info.st_size) - offset))
+        var done = 0
         let failed = data.withUnsafeMutableBytes { buffer -> Bool in
-            while offset < buffer.count {
-                let count = Glue.read(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            while done < buffer.count {
+                let count = Glue.pread(descriptor, buffer.baseAddress! + done, buffer.count - done, offset + done)
                 if count < 0 { if errno == EINTR { continue }; return true }
                 if count == 0 { break }
-                offset += count
+                done += count
             }
             return false
         }
         if failed { throw ChappieThreadStoreError.io("cannot read \(name): \(Self.reason())") }
-        data.count = offset
+        data.count = done
         return (data, Self.identity(info))
     }
 
-    /// Replaces `name` with `data` atomically and returns the new file's identity: a crash at
-    /// any point leaves either the old file or the new one, never a torn one. Throws
-    /// ``ChappieThreadStoreError/io(_:)``; on failure the old file is unchanged.
+    /// The `fstat` of an open descriptor after checking it is a plain file owned by this user
+    /// that nobody else can access. Throws ``ChappieThreadStoreError``.
+    private func checkedPlainFile(_ descriptor: Int32, name: String, path: String) throws -> stat {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw ChappieThreadStoreError.io("cannot inspect \(name): \(Self.reason())") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw ChappieThreadStoreError.io(Self.notPlainFile(name)) }
+        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else { throw ChappieThreadStoreError.insecurePermissions(path) }
+        return info
+    }
+
+    /// The ``ChappieThreadStoreError/io(_:)`` message for `name` when it is not a plain file.
+    static func notPlainFile(_ name: String) -> String { "\(name) is not a plain file" }
+
+    /// Appends `data` to `name` at byte `length` — cutting off anything after it first (a torn
+    /// earlier append) — and fsyncs it (and the folder, when the file is new); returns the
+    /// file's new identity. On failure the file is cut back to `length` (removed when it was
+    /// new), so it holds what it held before. Throws ``ChappieThreadStoreError``.
     @discardableResult
-    func write(_ data: Data, to name: String) throws -> FileIdentity {
+    func append(_ data: Data, to name: String, at length: Int) throws -> FileIdentity {
+        let path = "\(directory)/\(name)"
+        var existing = stat()
+        let created = lstat(path, &existing) != 0
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+        if descriptor < 0 {
+            if errno == ELOOP { throw ChappieThreadStoreError.symbolicLinkRefused(path) }
+            throw ChappieThreadStoreError.io("cannot open \(name): \(Self.reason())")
+        }
+        defer { close(descriptor) }
+        var info = try checkedPlainFile(descriptor, name: name, path: path)
+        var failure: String?
+        if Int(info.st_size) != length, ftruncate(descriptor, off_t(length)) != 0 {
+            failure = "cannot cut \(name) back to its last whole record: \(Self.reason())"
+        }
+        if failure == nil, let reason = writeAll(data, to: descriptor, at: length, name: name) {
+            failure = "cannot write \(name): \(reason)"
+        }
+        if failure == nil, fsync(descriptor) != 0 {
+            failure = "cannot flush \(name): \(Self.reason())"
+        }
+        if let failure {
+            if created && length == 0 {
+                unlink(path)
+            } else {
+                _ = ftruncate(descriptor, off_t(length))
+                fsync(descriptor)
+            }
+            throw ChappieThreadStoreError.io(failure)
+        }
+        if created {
+            try? ThreadStoragePlatform.applyFilePolicy(policy, path: path)
+            syncFolder()
+        }
+        guard fstat(descriptor, &info) == 0 else { throw ChappieThreadStoreError.io("cannot inspect \(name): \(Self.reason())") }
+        return Self.identity(info)
+    }
+
+    /// Writes all of `data` at `offset` (or at the current position when nil), honouring
+    /// injected faults; nil on success, the failure's reason otherwise.
+    private func writeAll(_ data: Data, to descriptor: Int32, at offset: Int?, name: String) -> String? {
+        let fault = faults?.writeFailure(name)
+        return data.withUnsafeBytes { buffer -> String? in
+            var done = 0
+            var limit = buffer.count
+            if let fault { limit = min(limit, fault.bytesWritten) }
+            while done < limit {
+                let base = buffer.baseAddress! + done
+                let count = offset.map { Glue.pwrite(descriptor, base, limit - done, $0 + done) } ?? Glue.write(descriptor, base, limit - done)
+                if count < 0 { if errno == EINTR { continue }; return Self.reason() }
+                done += count
+            }
+            if let fault { return String(cString: strerror(fault.errorNumber)) }
+            return nil
+        }
+    }
+
+    /// Replaces `name` with `data` atomically and returns the new file's identity: a crash at
+    /// any point leaves either the old file or the new one, never a torn one. With `durable`
+    /// false the new file is not fsynced (for the index, which is rebuilt from the thread files
+    /// when lost). Throws ``ChappieThreadStoreError/io(_:)``; on failure the old file is unchanged.
+    @discardableResult
+    func write(_ data: Data, to name: String, durable: Bool = true) throws -> FileIdentity {
         let temporary = "\(directory)/\(Names.temporaryPrefix)\(UUID().uuidString.lowercased())\(Names.temporarySuffix)"
         let target = "\(directory)/\(name)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ChappieThreadStoreError.io("cannot create a temporary file: \(Self.reason())") }
         var failure: String?
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Glue.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if count < 0 { if errno == EINTR { continue }; return false }
-                offset += count
-            }
-            return true
-        }
-        if !written {
-            failure = "cannot write \(name): \(Self.reason())"
-        } else if fsync(descriptor) != 0 {
+        if let reason = writeAll(data, to: descriptor, at: nil, name: name) {
+            failure = "cannot write \(name): \(reason)"
+        } else if durable, fsync(descriptor) != 0 {
             failure = "cannot flush \(name): \(Self.reason())"
         }
         close(descriptor)
@@ -162,14 +232,16 @@ struct ThreadFileSystem: Sendable {
             unlink(temporary)
             throw ChappieThreadStoreError.io(failure)
         }
-        syncFolder()
+        if durable { syncFolder() }
         guard let identity = identity(of: name) else { throw ChappieThreadStoreError.io("\(name) vanished after writing") }
         return identity
     }
 
-    /// Deletes `name`; a missing file is not an error. Throws ``ChappieThreadStoreError/io(_:)``.
+    /// Deletes `name`; a missing file is not an error (and costs no folder flush). Throws
+    /// ``ChappieThreadStoreError/io(_:)``.
     func remove(_ name: String) throws {
-        if unlink("\(directory)/\(name)") != 0 && errno != ENOENT {
+        guard unlink("\(directory)/\(name)") == 0 else {
+            if errno == ENOENT { return }
             throw ChappieThreadStoreError.io("cannot delete \(name): \(Self.reason())")
         }
         syncFolder()
@@ -210,18 +282,29 @@ struct ThreadFileSystem: Sendable {
         static let temporaryPrefix = ".tmp-"
         static let temporarySuffix = ".partial"
         static let threadSuffix = ".json"
+        static let journalSuffix = ".journal"
     }
 }
 
-/// The C library's `read` and `write`, named apart from `Data`'s members.
+/// The C library's `pread`, `pwrite` and `write`, named apart from `Data`'s members.
 private enum Glue {
-    static func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    static func pread(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.read(descriptor, buffer, count)
+        Glibc.pread(descriptor, buffer, count, off_t(offset))
         #elseif canImport(Musl)
-        Musl.read(descriptor, buffer, count)
+        Musl.pread(descriptor, buffer, count, off_t(offset))
         #else
-        Darwin.read(descriptor, buffer, count)
+        Darwin.pread(descriptor, buffer, count, off_t(offset))
+        #endif
+    }
+
+    static func pwrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.pwrite(descriptor, buffer, count, off_t(offset))
+        #elseif canImport(Musl)
+        Musl.pwrite(descriptor, buffer, count, off_t(offset))
+        #else
+        Darwin.pwrite(descriptor, buffer, count, off_t(offset))
         #endif
     }
 

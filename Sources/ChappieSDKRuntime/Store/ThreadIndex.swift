@@ -1,18 +1,82 @@
 import Foundation
 
-/// The file store's index: one entry per thread file, so listing needs no thread file read.
-/// Each entry remembers the file's identity (size, inode, modification time) so a file
-/// changed behind the index's back (a writer killed between its two renames) is noticed and
-/// re-read.
+/// The file store's index: one entry per thread, so listing needs no thread file read. Each
+/// entry remembers the identity (size, inode, modification time) of the thread's snapshot and
+/// journal, so a file changed behind the index's back (a writer killed between writing a thread
+/// and the index) is noticed and re-read.
+///
+/// The index is a cache: every entry is checked against the files it describes, and one that
+/// does not add up (a byte count that is not the files' sizes, an impossible revision — a
+/// tampered index) is dropped and rebuilt from the thread's files.
 struct ThreadIndex: Codable, Equatable {
-    /// The index format this code writes.
+    /// The index format this code writes. (Version 1 indexes gain the optional `journal`
+    /// identity; code that predates journals ignores it.)
     static let currentFormatVersion = 1
+
+    /// Largest revision accepted from disk; a larger one is treated as damage, so counting on
+    /// from it can never overflow.
+    static let maximumRevision = 1 << 52
 
     /// An index entry.
     struct Entry: Codable, Equatable {
         var summary: ChappieThreadSummary
         var revision: Int
+        /// The snapshot file (`<uuid>.json`).
         var file: ThreadFileSystem.FileIdentity
+        /// The journal file (`<uuid>.journal`), when the thread has one.
+        var journal: ThreadFileSystem.FileIdentity?
+        /// Bytes of the journal holding the whole records this entry counts (nil: none).
+        var journalLength: Int?
+
+        /// Whether the entry's numbers are consistent with the files it describes: the byte
+        /// count is the snapshot's size plus the journal's, and the revision is plausible.
+        var isConsistent: Bool {
+            let journalBytes = journal?.bytes ?? 0
+            guard file.bytes >= 0, journalBytes >= 0, (0...journalBytes).contains(journalLength ?? 0),
+                  (0...ThreadIndex.maximumRevision).contains(revision) else { return false }
+            let (total, overflow) = file.bytes.addingReportingOverflow(journalBytes)
+            return !overflow && summary.byteCount == total && summary.messageCount >= 0 && summary.turnCount >= 0
+        }
+
+        /// Whether `self` differs from `stored` only by journal records appended since (same
+        /// snapshot, a later revision): readers bring such an entry up to date from the journal
+        /// themselves, so the index file need not be rewritten for it.
+        func onlyAppended(since stored: Entry) -> Bool {
+            file == stored.file && journal != nil && revision > stored.revision && summary.id == stored.summary.id
+                && summary.createdAt == stored.summary.createdAt
+        }
+
+        /// The entry after the journal `records` were appended, read up to `length` bytes of a
+        /// journal that now has `identity`.
+        func applying(_ records: [ThreadJournal.Record], journal identity: ThreadFileSystem.FileIdentity, length: Int) -> Entry {
+            var next = self
+            for record in records {
+                next.revision = record.revision
+                next.summary.title = record.title
+                next.summary.model = record.model
+                next.summary.updatedAt = record.updatedAt
+                next.summary.archived = record.archived
+                next.summary.messageCount += record.messageCount
+                next.summary.turnCount += record.turns.count
+            }
+            next.journal = identity
+            next.journalLength = length
+            next.summary.byteCount = file.bytes + identity.bytes
+            return next
+        }
+    }
+
+    /// Whether this index must be written out, compared with the `stored` one: true unless
+    /// every difference is an entry that only gained journal records (see
+    /// ``Entry/onlyAppended(since:)``). Skipping those writes keeps a turn's cost to its journal
+    /// record.
+    func needsWriting(comparedTo stored: ThreadIndex) -> Bool {
+        guard entries.count == stored.entries.count else { return true }
+        for (id, entry) in entries {
+            guard let old = stored.entries[id] else { return true }
+            if entry != old && !entry.onlyAppended(since: old) { return true }
+        }
+        return false
     }
 
     var formatVersion = currentFormatVersion
@@ -37,15 +101,38 @@ struct ThreadIndex: Codable, Equatable {
         case formatVersion, threads
     }
 
-    /// Bytes used by the indexed thread files.
-    var bytesUsed: Int { entries.values.reduce(0) { $0 + $1.summary.byteCount } }
+    static func == (lhs: ThreadIndex, rhs: ThreadIndex) -> Bool {
+        lhs.formatVersion == rhs.formatVersion && lhs.entries == rhs.entries
+    }
+
+    /// Bytes used by the indexed thread files (`Int.max` if the sum would overflow, which
+    /// consistent entries never make it).
+    var bytesUsed: Int {
+        var total = 0
+        for entry in entries.values {
+            let (sum, overflow) = total.addingReportingOverflow(max(0, entry.summary.byteCount))
+            if overflow { return Int.max }
+            total = sum
+        }
+        return total
+    }
 
     /// The index stored in `data`, or nil when it is damaged or from a newer version.
+    /// Inconsistent entries are left out (``dropped`` counts them), so the store re-reads
+    /// those threads.
     static func decode(_ data: Data) -> ThreadIndex? {
-        guard let index = try? JSONDecoder().decode(ThreadIndex.self, from: data),
+        guard var index = try? JSONDecoder().decode(ThreadIndex.self, from: data),
               index.formatVersion <= currentFormatVersion else { return nil }
+        let isSound: (Dictionary<UUID, Entry>.Element) -> Bool = { $0.value.isConsistent && $0.key == $0.value.summary.id }
+        guard !index.entries.allSatisfy(isSound) else { return index }
+        let consistent = index.entries.filter(isSound)
+        index.dropped = index.entries.count - consistent.count
+        index.entries = consistent
         return index
     }
+
+    /// Entries ``decode(_:)`` left out as inconsistent (not stored).
+    var dropped = 0
 
     /// The stored form (the same JSON as `JSONEncoder().encode(self)`). Entries unchanged since
     /// the last call reuse their bytes from `cache`, so saving one thread among many re-encodes

@@ -10,8 +10,10 @@ import Foundation
 /// about it.
 public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
     /// The version of the stored shape this type writes. A store refuses files with a newer
-    /// version instead of misreading them.
-    public static let currentFormatVersion = 1
+    /// version instead of misreading them. Version 2 threads may have a journal beside their
+    /// snapshot (``ChappieFileThreadStore``), which version 1 readers would miss, so they refuse
+    /// them; version 1 threads are read and rewritten as version 2 on their next write.
+    public static let currentFormatVersion = 2
 
     /// The stored shape's version (``currentFormatVersion`` for threads written by this SDK).
     public var formatVersion: Int
@@ -33,7 +35,9 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
     /// Every turn the runtime ran in this thread, oldest first, including failed and cancelled
     /// ones, with their usage, tool calls and errors.
     public var turns: [ChappieThreadTurn]
-    /// Every compaction applied to the transcript, oldest first.
+    /// The compaction applied to the transcript; ``ChappieRuntime`` keeps only the newest (it
+    /// stands for everything before it). Threads stored by earlier versions may hold several,
+    /// oldest first.
     public var compactions: [ChappieThreadCompaction]
     /// Incremented by the store on every write; lets a store and the runtime notice writes made
     /// elsewhere (another runtime or process).
@@ -63,6 +67,18 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
         revision = 0
     }
 
+    /// Adds what one turn brought: `transcriptItems` to the transcript, `turn` to the turns;
+    /// the thread's and the transcript's model become `model`, the transcript's update date
+    /// `contextUpdatedAt` and the thread's `turn.endedAt`.
+    mutating func addTurn(_ turn: ChappieThreadTurn, transcriptItems: [ChappieTranscriptItem], model: String, contextUpdatedAt: Date) {
+        context.transcript.append(contentsOf: transcriptItems)
+        context.model = model
+        context.updatedAt = contextUpdatedAt
+        self.model = model
+        turns.append(turn)
+        updatedAt = turn.endedAt
+    }
+
     /// The transcript's messages, oldest first (``ChappieClientContext/messages``).
     public var messages: [ChappieInputMessage] { context.messages }
 
@@ -78,13 +94,26 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
         }
     }
 
-    /// A title made from `text`: its first line, whitespace trimmed, cut to `maximumCharacters`
-    /// characters with an ellipsis; "Untitled" when nothing is left.
-    public static func title(from text: String, maximumCharacters: Int = 60) -> String {
+    /// A title made from `text`: its first line, redacted with `redactor` *before* it is cut
+    /// (a secret cut in half no longer matches a redactor), whitespace trimmed, cut to
+    /// `maximumCharacters` characters with an ellipsis; "Untitled" when nothing is left. When
+    /// the cut falls inside a word that starts like a credential (a JWT's `eyJ`, `sk-`, `rt_`),
+    /// that word becomes ``ChappieThreadRedactor/placeholder``: the start of a secret is still a
+    /// secret.
+    public static func title(from text: String, maximumCharacters: Int = 60, redactor: ChappieThreadRedactor = .credentials) -> String {
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = redactor.redact(line).trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return "Untitled" }
         guard trimmed.count > maximumCharacters else { return trimmed }
-        return String(trimmed.prefix(max(1, maximumCharacters - 1))) + "…"
+        var kept = String(trimmed.prefix(max(1, maximumCharacters - 1)))
+        let cutInsideWord = !(trimmed.dropFirst(kept.count).first?.isWhitespace ?? true)
+        let wordStart = kept.lastIndex(where: \.isWhitespace).map { kept.index(after: $0) } ?? kept.startIndex
+        if cutInsideWord, Self.credentialPrefixes.contains(where: { kept[wordStart...].hasPrefix($0) }) {
+            kept = kept[..<wordStart] + ChappieThreadRedactor.placeholder
+        }
+        return kept + "…"
     }
+
+    /// How credentials the default redactor knows begin (a JWT header, API keys, refresh tokens).
+    private static let credentialPrefixes = ["eyJ", "sk-", "rt_"]
 }

@@ -4,6 +4,8 @@ struct ParsedArguments: Equatable {
     var positionals: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []
+    /// False when no command was named (`chappie`, `chappie --help`): `command` is then `help`.
+    var commandNamed = false
 
     /// The value of `--name`, if given.
     func option(_ name: String) -> String? { options[name] }
@@ -31,7 +33,7 @@ enum ArgumentParser {
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
     ]
     /// Options that take no value.
-    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all"]
+    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all", "raw"]
     /// Known commands.
     static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
 
@@ -71,11 +73,25 @@ enum ArgumentParser {
             if parsed.command.isEmpty && !optionsEnded {
                 guard commands.contains(argument) else { throw UsageError(message: "unknown command '\(argument)'") }
                 parsed.command = argument
+                parsed.commandNamed = true
             } else {
                 parsed.positionals.append(argument)
             }
         }
         if parsed.command.isEmpty { parsed.command = parsed.flag("version") ? "version" : "help" }
+        try checkOptions(parsed)
         return parsed
     }
+
+    /// Options some commands ignore are refused there instead, so a typo or a misplaced option
+    /// is never silently dropped. Throws ``UsageError``.
+    static func checkOptions(_ parsed: ParsedArguments) throws {
+        if parsed.options["port"] != nil, parsed.command != "emulator" {
+            throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)
+        }
+        if parsed.flag("emulator"), parsed.command == "threads", parsed.positionals.first != "resume" {
+            throw UsageError(message: "--emulator applies only to `threads resume` (saved threads are local)", command: parsed.command)
+        }
+    }
+
 }

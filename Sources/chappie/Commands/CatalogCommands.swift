@@ -19,15 +19,44 @@ enum CatalogCommands {
             }
             return
         }
-        let width = max(12, models.map(\.slug.count).max() ?? 0)
+        // Catalog strings come from the server: sanitized before they reach the terminal.
+        let width = max(12, models.map { Terminal.sanitizedLine($0.slug).count }.max() ?? 0)
         Terminal.line(Terminal.bold("MODEL".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "NAME                CONTEXT   REASONING"))
         for model in models {
             let context = model.contextWindow.map { "\($0 / 1000)k" } ?? "-"
-            Terminal.line(model.slug.padding(toLength: width + 2, withPad: " ", startingAt: 0)
-                + model.displayName.padding(toLength: 20, withPad: " ", startingAt: 0)
+            Terminal.line(Terminal.sanitizedLine(model.slug).padding(toLength: width + 2, withPad: " ", startingAt: 0)
+                + Terminal.sanitizedLine(model.displayName).padding(toLength: 20, withPad: " ", startingAt: 0)
                 + context.padding(toLength: 10, withPad: " ", startingAt: 0)
-                + model.supportedReasoningLevels.joined(separator: ","))
+                + Terminal.sanitizedLine(model.supportedReasoningLevels.joined(separator: ",")))
         }
+    }
+
+    /// Warns when the catalog has no model `slug`, naming the closest slugs; the request is
+    /// still sent (the server decides). Silent when the catalog cannot be read. The warning goes
+    /// to standard error, or with `json` as a `{"event":"warning",…}` line.
+    static func warnIfUnknownModel(_ slug: String, client: ChappieClient, json: Bool) async {
+        guard let models = try? await client.models(), !models.isEmpty, !models.contains(where: { $0.slug == slug }) else { return }
+        let closest = models.map(\.slug).sorted { editDistance(slug, $0) < editDistance(slug, $1) }.prefix(3)
+        let message = "the model catalog has no '\(slug)'; closest: \(closest.joined(separator: ", ")). Sending it anyway."
+        if json {
+            Terminal.line(ChappieJSONValue.object(["event": "warning", "message": .string(message)]).jsonString)
+        } else {
+            Terminal.error("chappie: warning: " + Terminal.sanitizedLine(message))
+        }
+    }
+
+    /// The Levenshtein distance between `a` and `b`, in characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, left) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, right) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// Prints each usage window as a bar with its reset time. Throws ``ChappieClientError``.
@@ -50,7 +79,7 @@ enum CatalogCommands {
 
     /// Prints a snapshot as bars.
     static func printUsage(_ snapshot: ChappieUsageLimitSnapshot) {
-        if let plan = snapshot.plan { Terminal.line("Plan: \(plan.displayName)") }
+        if let plan = snapshot.plan { Terminal.line("Plan: \(Terminal.sanitizedLine(plan.displayName))") }
         for (label, window) in [("Short window", snapshot.primary), ("Long window", snapshot.secondary)] {
             guard let window else { continue }
             let length = window.windowMinutes.map(describe(minutes:)) ?? "?"
@@ -58,7 +87,7 @@ enum CatalogCommands {
             Terminal.line("\(label) (\(length)) \(Terminal.bar(percent: window.usedPercent)) \(String(format: "%.0f", window.usedPercent))% used\(reset)")
         }
         if let credits = snapshot.credits {
-            Terminal.line("Credits: \(credits.unlimited ? "unlimited" : (credits.balance ?? "0"))")
+            Terminal.line("Credits: \(credits.unlimited ? "unlimited" : Terminal.sanitizedLine(credits.balance ?? "0"))")
         }
     }
 

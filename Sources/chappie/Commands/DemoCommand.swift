@@ -27,20 +27,23 @@ enum DemoCommand {
             Terminal.line()
             Terminal.line(Terminal.bold("2. Stream a reply"))
         }
-        let client = Chappie.client(configuration: environment.configuration)
+        // One client and one runtime for both steps, so the saved thread holds the streamed
+        // answer and the tool call.
+        let client = Chappie.client(configuration: environment.configuration, harness: ChappieHarnessSamples.inventory,
+                                    tools: [DemoTools.lookupStock])
+        let runtime = client.runtime(store: ThreadCommands.store())
+        let raw = arguments.flag("raw")
         let prompt = arguments.positionals.isEmpty ? "Say hello and explain what Chappie does in one sentence." : arguments.positionals.joined(separator: " ")
-        if !json { Terminal.line("> \(prompt)") }
-        let threadID = try await ThreadCommands.streamReply(client.runtime(store: ChappieFileThreadStore()), .user(prompt), json: json)
+        if !json { Terminal.line("> " + Terminal.sanitizedLine(prompt)) }
+        let threadID = try await ThreadCommands.streamReply(runtime, .user(prompt), json: json, raw: raw)
 
         if !json {
             Terminal.line()
             Terminal.line(Terminal.bold("3. Let the model call a host tool"))
         }
-        let toolClient = Chappie.client(configuration: environment.configuration, harness: ChappieHarnessSamples.inventory,
-                                        tools: [DemoTools.lookupStock])
         let toolPrompt = #"use tool lookup_stock {"sku":"A1"}"#
         if !json { Terminal.line("> \(toolPrompt)") }
-        try await ConversationCommands.streamReply(toolClient, .user(toolPrompt), json: json)
+        try await ThreadCommands.streamReply(runtime, .user(toolPrompt), json: json, raw: raw)
         let info = try await client.accountInfo()
         let usage = try await client.usageLimits()
         if json {
@@ -52,12 +55,13 @@ enum DemoCommand {
         }
         Terminal.line()
         Terminal.line(Terminal.bold("4. Account and usage limits"))
-        Terminal.line("Account: \(info.email ?? "unknown")\(info.plan.map { " (\($0.displayName))" } ?? "")")
+        Terminal.line("Account: \(Terminal.sanitizedLine(info.email ?? "unknown"))\(info.plan.map { " (\(Terminal.sanitizedLine($0.displayName)))" } ?? "")")
         CatalogCommands.printUsage(usage)
         Terminal.line()
         if let threadID {
+            let id = threadID.uuidString.lowercased()
             Terminal.line(Terminal.bold("5. Saved thread"))
-            Terminal.line("Saved as thread \(threadID.uuidString.lowercased()); see it with `chappie threads show \(threadID.uuidString.lowercased())`.")
+            Terminal.line("Saved as thread \(id), both steps; see it with `\(Invocation.command) threads show \(id)`.")
             Terminal.line()
         }
         Terminal.line("Demo complete.")

@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieSDK
 import Foundation
 
 /// `emulator`: serves the emulator on a loopback port until interrupted, for other clients.
@@ -17,21 +18,37 @@ enum EmulatorCommand {
             return number
         }
         let port = try integer("port", default: 0)
-        guard port <= 65535 else { throw UsageError(message: "--port must be at most 65535") }
+        guard port <= 65535 else { throw UsageError(message: "--port must be a port number from 0 to 65535", command: "emulator") }
         let replay = try replayReply(arguments)
+        let pollInterval = try integer("poll-interval", default: 5)
+        let approveAfter = arguments.option("approve-after") == "never" ? nil : try integer("approve-after", default: 2)
         let emulator = try await ChappieEmulator.start(.init(
-            port: port, pollingIntervalSeconds: try integer("poll-interval", default: 5),
-            autoApproveAfterPolls: arguments.option("approve-after") == "never" ? nil : try integer("approve-after", default: 2),
-            standingReply: replay))
+            port: port, pollingIntervalSeconds: pollInterval, autoApproveAfterPolls: approveAfter, standingReply: replay))
+        let authURL = emulator.baseURL.absoluteString
+        let backendURL = emulator.backendBaseURL.absoluteString
         if arguments.flag("json") {
-            Terminal.line(#"{"event":"listening","url":"\#(emulator.baseURL.absoluteString)","port":\#(emulator.port)}"#)
+            Terminal.line(ChappieJSONValue.object([
+                "event": "listening", "url": .string(authURL), "port": .integer(emulator.port),
+                "auth_url": .string(authURL), "backend_url": .string(backendURL),
+                "approve_after_polls": approveAfter.map(ChappieJSONValue.integer) ?? .null, "poll_interval_seconds": .integer(pollInterval),
+            ]).jsonString)
         } else {
-            Terminal.line("Chappie emulator listening on \(emulator.baseURL.absoluteString)")
-            Terminal.line("  auth issuer:  \(emulator.baseURL.absoluteString)")
-            Terminal.line("  backend:      \(emulator.backendBaseURL.absoluteString)")
+            Terminal.line("Chappie emulator listening on \(authURL)")
+            Terminal.line("  auth issuer:  \(authURL)")
+            Terminal.line("  backend:      \(backendURL)")
             if case .replaySSE(let body, let offsets, _)? = replay {
                 Terminal.line("  replaying:    \(body.count) bytes in \(offsets.count + 1) chunks for every /responses call")
             }
+            Terminal.line("Use it from another terminal:")
+            Terminal.line("  chappie login --auth-url \(authURL)")
+            Terminal.line("  chappie ask \"hello\" --auth-url \(authURL) --backend-url \(backendURL)")
+            if let approveAfter {
+                Terminal.line("Device codes are approved automatically after \(approveAfter) poll\(approveAfter == 1 ? "" : "s") "
+                              + "(polls are \(pollInterval) s apart); no browser needed.")
+            } else {
+                Terminal.line("Device codes wait for you: approve them at \(authURL)/codex/device.")
+            }
+            Terminal.line("Each reply uses 1% of the 5-hour usage window; at 100% /responses answers 429 usage_limit_reached.")
             Terminal.line("Press Ctrl-C to stop.")
         }
         await waitForTerminationSignal()

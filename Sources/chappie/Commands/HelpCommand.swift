@@ -20,11 +20,12 @@ enum HelpCommand {
           help [COMMAND]       Show help
 
         Options:
-          --emulator           Run ask, chat, models or usage on a throwaway in-process emulator
+          --emulator           Run ask, chat, models, usage or threads resume on a throwaway emulator
           --model SLUG         Model to use (default gpt-5.5)
           --fast               Ask for low reasoning effort
           --account NAME       Credential slot to use (default "default")
-          --json               Machine-readable output, one JSON object per line
+          --json               Machine-readable output, one JSON object per line (errors too)
+          --raw                Print model text as it came (control characters included)
           --auth-url URL       Auth issuer base URL (or CHAPPIE_AUTH_URL)
           --backend-url URL    Backend base URL (or CHAPPIE_BACKEND_URL)
           --version            Print the version
@@ -40,13 +41,13 @@ enum HelpCommand {
         case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in."
         case "logout": "Usage: chappie logout [--account NAME]\nRevokes and deletes the stored credential of this account slot."
         case "status": "Usage: chappie status [--account NAME] [--json]"
-        case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--json]\n       echo PROMPT | chappie ask"
-        case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit."
+        case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--raw] [--json]\n       echo PROMPT | chappie ask"
+        case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--raw] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit.\nCtrl-C stops the reply in progress (or clears the line); Ctrl-D leaves."
         case "models": "Usage: chappie models [--json]"
         case "usage": "Usage: chappie usage [--json]"
         case "threads": "Usage: \(ThreadCommands.usage)\nThe conversations `demo`, `chat` and `threads resume` saved, newest first."
         case "help": "Usage: chappie help [COMMAND]"
-        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--json]"
+        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--json]\nPrints the --auth-url and --backend-url to use; approves device codes after 2 polls by default."
         default: overview
         }
     }

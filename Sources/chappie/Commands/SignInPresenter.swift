@@ -17,8 +17,9 @@ enum SignInPresenter {
                 return
             }
             let minutes = Int(code.expiresAt.timeIntervalSinceNow / 60 + 0.5)
-            Terminal.line("To sign in, open \(Terminal.bold(url.absoluteString))")
-            Terminal.line("and enter the code   \(Terminal.bold(code.userCode))")
+            // The code and the page come from the sign-in server: sanitized before printing.
+            Terminal.line("To sign in, open \(Terminal.bold(Terminal.sanitizedLine(url.absoluteString)))")
+            Terminal.line("and enter the code   \(Terminal.bold(Terminal.sanitizedLine(code.userCode)))")
             if desktop, Terminal.stdoutIsTerminal, let qr = DesktopIntegration.qrCode(url.absoluteString) {
                 Terminal.write(qr)
             }
@@ -36,9 +37,15 @@ enum SignInPresenter {
             }
         }
         progress.stop()
-        if !json {
-            let info = session.accountInfo
-            Terminal.line("Signed in\(info?.email.map { " as \($0)" } ?? "")\(info?.plan.map { " (\($0.displayName))" } ?? "").")
+        let info = session.accountInfo
+        if json {
+            Terminal.line(ChappieJSONValue.object([
+                "event": "signed_in", "email": info?.email.map(ChappieJSONValue.string) ?? .null,
+                "plan": info?.plan.map { .string($0.rawValue) } ?? .null,
+                "account_id": info?.accountID.map(ChappieJSONValue.string) ?? .null,
+            ]).jsonString)
+        } else {
+            Terminal.line("Signed in\(info?.email.map { " as " + Terminal.sanitizedLine($0) } ?? "")\(info?.plan.map { " (\(Terminal.sanitizedLine($0.displayName)))" } ?? "").")
         }
     }
 }

@@ -1,5 +1,5 @@
+@_spi(ChappieTesting) import ChappieSDKRuntime
 import ChappieSDK
-import ChappieSDKRuntime
 import Foundation
 
 /// `threads list | show ID | resume ID PROMPT | archive ID | unarchive ID | delete ID`: the
@@ -8,60 +8,89 @@ import Foundation
 @MainActor
 enum ThreadCommands {
     /// One line of usage, shown with usage errors.
-    nonisolated static let usage = "chappie threads list [--all] | show ID | resume ID PROMPT [--model SLUG] [--fast] | archive ID | unarchive ID | delete ID  [--json]"
+    nonisolated static let usage = "chappie threads list [--all] | show ID | resume ID PROMPT [--model SLUG] [--fast] [--raw] | archive ID | unarchive ID | delete ID  [--json]"
 
     /// Runs a `threads` subcommand. Throws ``UsageError``, ``ChappieThreadStoreError``, or for
     /// `resume` ``ChappieAuthError`` / ``ChappieClientError``.
     static func run(_ arguments: ParsedArguments) async throws {
         guard let subcommand = arguments.positionals.first else { throw UsageError(message: "threads needs a subcommand: \(usage)") }
         let json = arguments.flag("json")
-        let store = ChappieFileThreadStore()
+        let store = Self.store()
         switch subcommand {
         case "list":
             try await list(store, includingArchived: arguments.flag("all"), json: json)
         case "show":
-            try await show(try await thread(arguments, in: store), json: json)
+            let summary = try await resolve(arguments, in: store)
+            try await show(try await store.thread(id: summary.id), bytes: summary.byteCount, json: json, raw: arguments.flag("raw"))
         case "resume":
             try await resume(arguments, store: store, json: json)
         case "archive", "unarchive":
-            let id = try await threadID(arguments, in: store)
+            let id = try await resolve(arguments, in: store).id
             try await store.setArchived(subcommand == "archive", id: id)
             done(subcommand == "archive" ? "archived" : "unarchived", id: id, json: json)
         case "delete":
-            let id = try await threadID(arguments, in: store)
+            let id = try await resolve(arguments, in: store).id
             try await store.delete(id: id)
             done("deleted", id: id, json: json)
         default:
             throw UsageError(message: "unknown threads subcommand '\(subcommand)': \(usage)")
         }
         for issue in await store.issues() where !json {
-            Terminal.error(Terminal.dim("note: \(issue.fileName): \(issue.detail)"))
+            Terminal.error(Terminal.dim("note: " + Terminal.sanitizedLine("\(issue.fileName): \(issue.detail)")))
         }
     }
 
+    /// The thread store at its default location. Debug builds honour
+    /// `CHAPPIE_TEST_THREAD_WRITE_FAULT=ENOSPC` (or another `errno` name or number): every
+    /// write of a thread file then fails that way, so tests see a full disk without filling one.
+    static func store() -> ChappieFileThreadStore {
+        #if DEBUG
+        if let name = ProcessInfo.processInfo.environment["CHAPPIE_TEST_THREAD_WRITE_FAULT"], !name.isEmpty {
+            let number = ["ENOSPC": ENOSPC, "EIO": EIO, "EDQUOT": EDQUOT][name] ?? Int32(name) ?? ENOSPC
+            return ChappieFileThreadStore(directory: nil, faults: .failingThreadWrites(errorNumber: number, bytesWritten: 7))
+        }
+        #endif
+        return ChappieFileThreadStore()
+    }
+
     /// Streams the reply to `message` through `runtime`, which saves the turn; returns the thread
-    /// id. Text goes to standard output as it arrives (or JSON lines). Throws
-    /// ``ChappieClientError`` or ``ChappieThreadStoreError``.
+    /// id. Text goes to standard output as it arrives (or JSON lines). When the consuming task is
+    /// cancelled, waits until the runtime stored the turn as cancelled, then throws
+    /// `CancellationError`. Throws ``ChappieClientError``, ``TurnNotSaved`` (the reply arrived but
+    /// could not be stored) or `CancellationError`.
     @discardableResult
-    static func streamReply(_ runtime: ChappieRuntime, _ message: ChappieInputMessage, json: Bool) async throws -> UUID? {
-        var printer = ReplyPrinter(json: json)
+    static func streamReply(_ runtime: ChappieRuntime, _ message: ChappieInputMessage, json: Bool, raw: Bool = false) async throws -> UUID? {
+        var printer = ReplyPrinter(json: json, raw: raw)
         var threadID: UUID?
-        for try await event in runtime.stream(message) {
-            switch event {
-            case .turnStarted(let start):
-                threadID = start.threadID
-            case .textDelta(let text):
-                printer.text(text)
-            case .toolCallRequested(let call):
-                printer.toolCall(name: call.name, callID: call.callID, arguments: call.arguments)
-            case .toolCallCompleted(let call):
-                printer.toolResult(name: call.name, callID: call.callID, status: call.status.rawValue, output: call.output ?? "")
-            case .turnCompleted(let turn):
-                printer.completed(responseID: turn.responseID, text: turn.outputText, usage: turn.usage,
-                                  threadID: threadID?.uuidString.lowercased())
-            case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
-                break
+        do {
+            for try await event in runtime.stream(message) {
+                switch event {
+                case .turnStarted(let start):
+                    threadID = start.threadID
+                case .textDelta(let text):
+                    printer.text(text)
+                case .toolCallRequested(let call):
+                    printer.toolCall(name: call.name, callID: call.callID, arguments: call.arguments)
+                case .toolCallCompleted(let call):
+                    printer.toolResult(name: call.name, callID: call.callID, status: call.status.rawValue, output: call.output ?? "")
+                case .turnCompleted(let turn):
+                    printer.completed(responseID: turn.responseID, text: turn.outputText, usage: turn.usage,
+                                      threadID: threadID?.uuidString.lowercased())
+                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
+                    break
+                }
             }
+        } catch let error as ChappieThreadStoreError {
+            printer.interrupted()
+            throw TurnNotSaved(reason: error)
+        } catch {
+            printer.interrupted()
+            throw error
+        }
+        if Task.isCancelled {
+            printer.interrupted()
+            await runtime.waitUntilIdle()
+            throw CancellationError()
         }
         return threadID
     }
@@ -87,39 +116,70 @@ enum ThreadCommands {
         }
     }
 
-    private static func show(_ thread: ChappieThread, json: Bool) async throws {
+    /// Prints a thread: a header, then the conversation. A thread that was compacted is shown
+    /// from its turn records (the transcript then holds only what the model still sees), with a
+    /// marker where the compaction happened; otherwise from its transcript.
+    private static func show(_ thread: ChappieThread, bytes: Int, json: Bool, raw: Bool) async throws {
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            Terminal.line(String(decoding: try encoder.encode(thread), as: UTF8.self))
+            Terminal.line(threadJSON(thread, bytes: bytes).jsonString)
             return
         }
+        func text(_ value: String) -> String { raw ? value : Terminal.sanitized(value) }
         Terminal.line(Terminal.bold(Terminal.sanitizedLine(thread.title)) + (thread.archived ? Terminal.dim(" (archived)") : ""))
-        Terminal.line(Terminal.dim("id \(thread.id.uuidString.lowercased()) · model \(thread.model) · created \(format(thread.createdAt)) · updated \(format(thread.updatedAt))"))
+        Terminal.line(Terminal.dim("id \(thread.id.uuidString.lowercased()) · model \(Terminal.sanitizedLine(thread.model)) · "
+                                   + "created \(format(thread.createdAt)) · updated \(format(thread.updatedAt))"))
         let failed = thread.turns.filter { $0.status != .completed }.count
         let tokens = thread.totalUsage.map { " · \($0.totalTokens) tokens" } ?? ""
-        Terminal.line(Terminal.dim("\(thread.turns.count) turns\(failed > 0 ? " (\(failed) not completed)" : "")\(tokens)"))
+        Terminal.line(Terminal.dim(count(thread.turns.count, "turn") + (failed > 0 ? " (\(failed) not completed)" : "") + tokens))
         Terminal.line()
+        guard thread.compactions.isEmpty || thread.turns.isEmpty else {
+            showTurns(thread, text: text)
+            return
+        }
         if let summary = thread.context.compactedSummary {
-            Terminal.line(Terminal.dim("[summary of earlier messages] ") + Terminal.sanitized(summary))
+            Terminal.line(Terminal.dim("[summary of earlier messages] ") + text(summary))
         }
         for message in thread.context.messages {
-            let role = switch message.role {
-            case .user: "you"
-            case .assistant: "assistant"
-            case .system: "system"
-            case .developer: "developer"
-            }
-            Terminal.line(Terminal.bold(role + ":") + " " + Terminal.sanitized(message.text))
+            Terminal.line(Terminal.bold(label(message.role) + ":") + " " + text(message.text))
         }
         for turn in thread.turns where turn.status != .completed {
-            Terminal.line(Terminal.dim("[\(turn.status.rawValue) turn \(format(turn.startedAt))] \(turn.failure?.message ?? "")"))
+            Terminal.line(Terminal.dim(Terminal.sanitizedLine("[\(turn.status.rawValue) turn \(format(turn.startedAt))] \(turn.failure?.message ?? "")")))
         }
     }
 
+    /// The conversation of a compacted thread, turn by turn, with each compaction where it
+    /// happened.
+    private static func showTurns(_ thread: ChappieThread, text: (String) -> String) {
+        var compactions = thread.compactions.sorted { $0.createdAt < $1.createdAt }[...]
+        func showCompactions(before date: Date?) {
+            while let compaction = compactions.first, date.map({ compaction.createdAt <= $0 }) ?? true {
+                compactions.removeFirst()
+                let what = compaction.summary.isEmpty ? "compacted on the server" : "compacted into a summary of \(count(compaction.summary.count, "character"))"
+                Terminal.line(Terminal.dim("[\(format(compaction.createdAt)): \(count(compaction.messagesBefore, "message")) \(what); "
+                                           + "the model sees \(count(compaction.messagesAfter, "message")) and the compaction from here on]"))
+                if !compaction.summary.isEmpty { Terminal.line(Terminal.dim("[summary] ") + text(compaction.summary)) }
+            }
+        }
+        for turn in thread.turns {
+            showCompactions(before: turn.startedAt)
+            for message in turn.input {
+                Terminal.line(Terminal.bold(label(message.role) + ":") + " " + text(message.text))
+            }
+            for call in turn.toolCalls {
+                Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(call.name)(\(call.arguments)) \(call.status.rawValue)"
+                                                                              + (call.output.map { ": \($0)" } ?? ""))))
+            }
+            if turn.status == .completed {
+                Terminal.line(Terminal.bold("assistant:") + " " + text(turn.outputText))
+            } else {
+                Terminal.line(Terminal.dim(Terminal.sanitizedLine("[\(turn.status.rawValue) turn \(format(turn.startedAt))] \(turn.failure?.message ?? "")")))
+            }
+        }
+        showCompactions(before: nil)
+    }
+
     private static func resume(_ arguments: ParsedArguments, store: ChappieFileThreadStore, json: Bool) async throws {
-        let id = try await threadID(arguments, in: store)
+        let id = try await resolve(arguments, in: store).id
         let prompt = try ConversationCommands.prompt(from: arguments.positionals.dropFirst(2),
                                                      usage: "threads resume needs a prompt: chappie threads resume ID \"…\"")
         let environment = try await CLIEnvironment.make(arguments)
@@ -129,8 +189,11 @@ enum ThreadCommands {
         let runtime = client.runtime(store: store)
         try await runtime.resume(threadID: id)
         // The thread brings its own model; an explicit --model switches it, as /model does in chat.
-        if let model = arguments.option("model") { await client.selectModel(model) }
-        try await streamReply(runtime, .user(prompt, fastMode: arguments.flag("fast")), json: json)
+        if let model = arguments.option("model") {
+            await CatalogCommands.warnIfUnknownModel(model, client: client, json: json)
+            await client.selectModel(model)
+        }
+        try await streamReply(runtime, .user(prompt, fastMode: arguments.flag("fast")), json: json, raw: arguments.flag("raw"))
         if !json { Terminal.error(Terminal.dim("Saved to thread \(id.uuidString.lowercased()).")) }
     }
 
@@ -140,7 +203,7 @@ enum ThreadCommands {
     /// least 4 characters (archived threads included). A full id is looked up too, so an unknown
     /// one is the same usage error as an unknown prefix (and `delete` never reports deleting a
     /// thread that was not there). Throws ``UsageError`` or ``ChappieThreadStoreError``.
-    private static func threadID(_ arguments: ParsedArguments, in store: ChappieFileThreadStore) async throws -> UUID {
+    private static func resolve(_ arguments: ParsedArguments, in store: ChappieFileThreadStore) async throws -> ChappieThreadSummary {
         guard arguments.positionals.count >= 2 else { throw UsageError(message: "threads \(arguments.positionals[0]) needs a thread ID: \(usage)") }
         let text = arguments.positionals[1].lowercased()
         guard text.count >= 4 else { throw UsageError(message: "'\(arguments.positionals[1])' is not a thread ID") }
@@ -148,11 +211,7 @@ enum ThreadCommands {
         guard matches.count == 1, let match = matches.first else {
             throw UsageError(message: matches.isEmpty ? "no thread ID starts with '\(text)'" : "'\(text)' matches \(matches.count) threads; give more of the ID")
         }
-        return match.id
-    }
-
-    private static func thread(_ arguments: ParsedArguments, in store: ChappieFileThreadStore) async throws -> ChappieThread {
-        try await store.thread(id: try await threadID(arguments, in: store))
+        return match
     }
 
     private static func done(_ action: String, id: UUID, json: Bool) {
@@ -163,11 +222,56 @@ enum ThreadCommands {
         }
     }
 
+    /// `threads list --json`: one object per thread, snake_case keys, lower-case ids.
     private static func summaryJSON(_ thread: ChappieThreadSummary) -> ChappieJSONValue {
         ["id": .string(thread.id.uuidString.lowercased()), "title": .string(thread.title), "model": .string(thread.model),
          "created_at": .string(iso(thread.createdAt)), "updated_at": .string(iso(thread.updatedAt)), "archived": .bool(thread.archived),
          "message_count": .integer(thread.messageCount), "turn_count": .integer(thread.turnCount), "bytes": .integer(thread.byteCount)]
     }
+
+    /// `threads show --json`: the keys of ``summaryJSON(_:)`` plus the transcript's messages, the
+    /// turn records and the compaction, in the same style.
+    private static func threadJSON(_ thread: ChappieThread, bytes: Int) -> ChappieJSONValue {
+        guard case .object(var object) = summaryJSON(ChappieThreadSummary(thread, byteCount: bytes)) else { return .null }
+        func messages(_ list: [ChappieInputMessage]) -> ChappieJSONValue {
+            .array(list.map { ["role": .string($0.role.rawValue), "text": .string($0.text)] })
+        }
+        object["compacted_summary"] = thread.context.compactedSummary.map(ChappieJSONValue.string) ?? .null
+        object["messages"] = messages(thread.context.messages)
+        object["turns"] = .array(thread.turns.map { turn in
+            var entry: [String: ChappieJSONValue] = [
+                "id": .string(turn.id.uuidString.lowercased()), "status": .string(turn.status.rawValue),
+                "started_at": .string(iso(turn.startedAt)), "ended_at": .string(iso(turn.endedAt)),
+                "model": turn.model.map(ChappieJSONValue.string) ?? .null, "response_id": turn.responseID.map(ChappieJSONValue.string) ?? .null,
+                "input": messages(turn.input), "output_text": .string(turn.outputText),
+                "tool_calls": .array(turn.toolCalls.map { call in
+                    ["call_id": .string(call.callID), "name": .string(call.name), "arguments": .string(call.arguments),
+                     "status": .string(call.status.rawValue), "output": call.output.map(ChappieJSONValue.string) ?? .null]
+                }),
+            ]
+            entry["usage"] = turn.usage.map { ["input_tokens": .integer($0.inputTokens), "output_tokens": .integer($0.outputTokens),
+                                               "total_tokens": .integer($0.totalTokens)] } ?? .null
+            entry["failure"] = turn.failure.map { ["kind": .string($0.kind.rawValue), "message": .string($0.message)] } ?? .null
+            return .object(entry)
+        })
+        object["compactions"] = .array(thread.compactions.map { compaction in
+            ["created_at": .string(iso(compaction.createdAt)), "messages_before": .integer(compaction.messagesBefore),
+             "messages_after": .integer(compaction.messagesAfter), "summary": .string(compaction.summary)]
+        })
+        return .object(object)
+    }
+
+    private static func label(_ role: ChappieInputMessage.Role) -> String {
+        switch role {
+        case .user: "you"
+        case .assistant: "assistant"
+        case .system: "system"
+        case .developer: "developer"
+        }
+    }
+
+    /// "1 turn", "2 turns".
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     private static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
@@ -179,17 +283,13 @@ enum ThreadCommands {
     }
 }
 
-extension Terminal {
-    /// `text` without escape sequences or control characters other than newline and tab, so
-    /// stored text cannot drive the terminal.
-    static func sanitized(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { scalar in
-            scalar == "\n" || scalar == "\t" || !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
-        }))
-    }
+/// A reply that arrived (and was shown) but could not be stored in its thread: a full disk, a
+/// thread changed by another process. Exit status 1.
+struct TurnNotSaved: Error, LocalizedError {
+    /// Why the store refused the turn.
+    var reason: ChappieThreadStoreError
 
-    /// ``sanitized(_:)`` on one line: newlines become spaces.
-    static func sanitizedLine(_ text: String) -> String {
-        sanitized(text).replacingOccurrences(of: "\n", with: " ")
+    var errorDescription: String? {
+        "the reply was not saved: " + (reason.errorDescription ?? "thread storage failed")
     }
 }

@@ -3,20 +3,33 @@ import ChappieSDK
 /// Prints one streamed reply: text to standard output as it arrives, tool calls as dim lines, or
 /// with `--json` one JSON object per line (`text_delta`, `tool_call`, `tool_result`, `completed`).
 /// Shared by `ask` (client events) and `chat`, `demo` and `threads resume` (runtime events).
+///
+/// Model text passes through a streaming ``TerminalSanitizer`` (unless `raw`), so control
+/// characters and escape sequences never reach the terminal, even split across two deltas; each
+/// delta costs time linear in its own length. Tool names, arguments and output are always
+/// sanitized. JSON output needs neither: JSON escapes control characters.
 @MainActor
 struct ReplyPrinter {
     let json: Bool
+    /// Model text is printed as it came (`--raw`).
+    let raw: Bool
+    private var sanitizer = TerminalSanitizer()
     private var endedWithNewline = true
 
-    init(json: Bool) { self.json = json }
+    init(json: Bool, raw: Bool = false) {
+        self.json = json
+        self.raw = raw
+    }
 
     /// A piece of the reply's text.
     mutating func text(_ text: String) {
         if json {
             Terminal.line(ChappieJSONValue.object(["event": "text_delta", "text": .string(text)]).jsonString)
         } else {
-            Terminal.write(text)
-            endedWithNewline = text.hasSuffix("\n")
+            let shown = raw ? text : sanitizer.feed(text)
+            guard !shown.isEmpty else { return }
+            Terminal.write(shown)
+            endedWithNewline = shown.hasSuffix("\n")
         }
     }
 
@@ -26,25 +39,26 @@ struct ReplyPrinter {
             Terminal.line(ChappieJSONValue.object(["event": "tool_call", "name": .string(name), "call_id": .string(callID),
                                                    "arguments": .string(arguments)]).jsonString)
         } else {
-            if !endedWithNewline { Terminal.line(); endedWithNewline = true }
-            Terminal.line(Terminal.dim("[tool] \(name)(\(arguments))"))
+            endLine()
+            Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(name)(\(arguments))")))
         }
     }
 
     /// A host tool finished (completed, failed, denied or cancelled).
-    func toolResult(name: String, callID: String, status: String, output: String) {
+    mutating func toolResult(name: String, callID: String, status: String, output: String) {
         if json {
             Terminal.line(ChappieJSONValue.object(["event": "tool_result", "call_id": .string(callID), "status": .string(status),
                                                    "output": .string(output)]).jsonString)
         } else {
-            Terminal.line(Terminal.dim("[tool] \(name) \(status): \(output)"))
+            endLine()
+            Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(name) \(status): \(output)")))
         }
     }
 
     /// The reply is complete; `threadID` is the thread it was saved to, if any.
-    func completed(responseID: String?, text: String, usage: ChappieTokenUsage?, threadID: String? = nil) {
+    mutating func completed(responseID: String?, text: String, usage: ChappieTokenUsage?, threadID: String? = nil) {
         guard json else {
-            if !endedWithNewline { Terminal.line() }
+            endLine()
             return
         }
         var object: [String: ChappieJSONValue] = ["event": "completed", "id": responseID.map(ChappieJSONValue.string) ?? .null,
@@ -55,5 +69,21 @@ struct ReplyPrinter {
                                "total_tokens": .integer(usage.totalTokens)]
         }
         Terminal.line(ChappieJSONValue.object(object).jsonString)
+    }
+
+    /// Ends a reply that stopped early (a cancelled or failed turn): the text so far gets its
+    /// line end, and an unfinished escape sequence is dropped.
+    mutating func interrupted() {
+        guard !json else { return }
+        endLine()
+    }
+
+    /// Finishes the current line of text, if one is open.
+    private mutating func endLine() {
+        sanitizer.finish()
+        if !endedWithNewline {
+            Terminal.line()
+            endedWithNewline = true
+        }
     }
 }

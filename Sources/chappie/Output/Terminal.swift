@@ -34,6 +34,13 @@ enum Terminal {
     /// `text` dimmed when colours are on.
     static func dim(_ text: String) -> String { colors ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
+    /// `text` without escape sequences, control characters (other than newline and tab) or
+    /// bidirectional overrides, so untrusted text cannot drive the terminal (``TerminalSanitizer``).
+    static func sanitized(_ text: String) -> String { TerminalSanitizer.clean(text) }
+
+    /// ``sanitized(_:)`` on one line: newlines and tabs become spaces.
+    static func sanitizedLine(_ text: String) -> String { TerminalSanitizer.cleanLine(text) }
+
     /// A bar of `width` cells filled to `percent` (0–100).
     static func bar(percent: Double, width: Int = 20) -> String {
         let filled = Int((min(max(percent, 0), 100) / 100 * Double(width)).rounded())

@@ -70,6 +70,49 @@ struct FaultsAndCompactionTests {
         }
     }
 
+    @Test("When the usage meter reports 100 % used, /responses answers the usage-limit 429 without any queued fault")
+    func usageLimitEnforced() async throws {
+        try await withEmulator(.init(usagePercentPerResponse: 50)) { emulator, http in
+            let tokens = await emulator.issueTokens()
+            for _ in 0..<2 {
+                let answer = try await http.postJSON("/backend-api/codex/responses", EmulatorHTTPClient.responsesBody(), bearer: tokens.accessToken)
+                #expect(answer.status == 200)
+            }
+            let limited = try await http.postJSON("/backend-api/codex/responses", EmulatorHTTPClient.responsesBody(), bearer: tokens.accessToken)
+            #expect(limited.status == 429)
+            let error = try #require(limited.json["error"] as? [String: Any])
+            #expect(error["type"] as? String == "usage_limit_reached")
+            #expect(error["plan_type"] as? String == "plus")
+            #expect((error["resets_in_seconds"] as? Int ?? 0) > 0)
+            #expect(limited.headers["x-codex-primary-used-percent"] == "100")
+            // and the usage endpoint agrees
+            let usage = try await http.get("/backend-api/wham/usage", bearer: tokens.accessToken)
+            #expect((usage.json["rate_limit"] as? [String: Any])?["limit_reached"] as? Bool == true)
+            // a forced reading below 100 % lets work through again
+            await emulator.setPrimaryUsedPercent(99)
+            #expect(try await http.postJSON("/backend-api/codex/responses", EmulatorHTTPClient.responsesBody(), bearer: tokens.accessToken).status == 200)
+        }
+    }
+
+    @Test("A /responses request ending in compaction_trigger streams exactly one compaction item with encrypted_content (v2)")
+    func compactionV2() async throws {
+        try await withEmulator { emulator, http in
+            let tokens = await emulator.issueTokens()
+            var body = EmulatorHTTPClient.responsesBody("compact me")
+            body["input"] = (body["input"] as? [[String: Any]] ?? []) + [["type": "compaction_trigger"]]
+            let answer = try await http.postJSON("/backend-api/codex/responses", body, bearer: tokens.accessToken)
+            #expect(answer.status == 200)
+            let done = answer.events.filter { $0.type == "response.output_item.done" }.compactMap { $0.data["item"] as? [String: Any] }
+            #expect(done.count == 1)
+            #expect(done.first?["type"] as? String == "compaction")
+            #expect((done.first?["encrypted_content"] as? String)?.isEmpty == false)
+            #expect(answer.events.last?.type == "response.completed")
+            let output = ((answer.events.last?.data["response"] as? [String: Any])?["output"] as? [[String: Any]]) ?? []
+            #expect(output.map { $0["type"] as? String } == ["compaction"])
+            #expect(answer.events.allSatisfy { $0.type != "response.output_text.delta" })
+        }
+    }
+
     @Test("Replies are consumed in FIFO order, then the scripted model takes over")
     func fifo() async throws {
         try await withEmulator { emulator, http in

@@ -7,7 +7,7 @@ struct ThreadIndexTests {
     private func entry(_ title: String, revision: Int = 1) -> ThreadIndex.Entry {
         let summary = ChappieThreadSummary(ThreadFixtures.small(title: title), byteCount: 100 + title.utf8.count)
         return ThreadIndex.Entry(summary: summary, revision: revision,
-                                 file: ThreadFileSystem.FileIdentity(bytes: 100, inode: UInt64(revision), modifiedNanoseconds: 7))
+                                 file: ThreadFileSystem.FileIdentity(bytes: summary.byteCount, inode: UInt64(revision), modifiedNanoseconds: 7))
     }
 
     @Test("reused entry bytes give the same index as a full encode, before and after one entry changes")
@@ -24,6 +24,8 @@ struct ThreadIndexTests {
         let changed = try #require(index.entries.values.first { $0.summary.title == "two" })
         var renamed = changed
         renamed.summary.title = "two, renamed"
+        renamed.summary.byteCount += 9
+        renamed.file.bytes += 9
         renamed.revision = 2
         index.entries[changed.summary.id] = renamed
         let dropped = try #require(index.entries.values.first { $0.summary.title == "three" })

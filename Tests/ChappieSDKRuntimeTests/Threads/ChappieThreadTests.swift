@@ -50,6 +50,29 @@ struct ChappieThreadTests {
         #expect(long.count == 10)
     }
 
+    @Test("a title is redacted before it is cut, and a credential cut in half is still redacted", arguments: [
+        // a whole secret past the cut: redacting first removes it
+        ("here is my key eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2lnbmF0dXJl end", 30, "here is my key [redacted] end"),
+        ("and key sk-abcdefghijklmnopqrstuvwxyz0123456789", 20, "and key [redacted]"),
+        // too short for the redactor, but cut in the middle: the start of a secret is a secret
+        ("token eyJhbGciOiJIUzI1NiJ9 more words", 16, "token [redacted]…"),
+        ("my key is sk-abc123defg and more", 14, "my key is [redacted]…"),
+        ("rt_abc is cut", 4, "[redacted]…"),
+        // ordinary words are cut as before
+        ("a skeleton key opens doors", 10, "a skeleto…"),
+    ])
+    func titleRedaction(text: String, maximum: Int, expected: String) {
+        #expect(ChappieThread.title(from: text, maximumCharacters: maximum) == expected)
+    }
+
+    @Test("a title honours the store's own redactor before it is cut")
+    func titleCustomRedactor() {
+        let title = ChappieThread.title(from: "the app secret is hunter2-app-secret-value ok", maximumCharacters: 25,
+                                        redactor: .replacing(["hunter2-app-secret-value"]))
+        #expect(title == "the app secret is [redac…")
+        #expect(!title.contains("hunter"))
+    }
+
     @Test("total usage sums the turns that reported usage")
     func totalUsage() {
         var thread = ThreadFixtures.everyItemKind()

@@ -58,21 +58,84 @@ struct ContextTests {
         }
     }
 
-    @Test("a model-written compaction uses the remote endpoint and later requests replay its item")
-    func remoteCompaction() async throws {
+    @Test("a model-written compaction is remote compaction v2: a /responses request ending in compaction_trigger; later requests replay its item")
+    func remoteCompactionV2() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            // given
+            _ = try await client.send("first")
+            _ = try await client.send("second")
+
+            // when
+            let compacted = try await client.compactContext()
+
+            // then: one ordinary streamed request, the history then the trigger, and no v1 call
+            let request = try await lastResponseRequest(emulator)
+            let body = try json(request)
+            let input = try #require(body["input"]?.arrayValue)
+            #expect(input.last == ["type": "compaction_trigger"])
+            #expect(input.dropLast().compactMap { $0["content"]?.arrayValue?.first?["text"]?.stringValue }.suffix(4)
+                    == ["first", ChappieEmulator.defaultReply(for: "first"), "second", ChappieEmulator.defaultReply(for: "second")])
+            #expect(body["stream"] == true && body["store"] == false)
+            #expect(await emulator.recordedRequests().allSatisfy { !$0.path.hasSuffix("/responses/compact") })
+            // the transcript: the user messages, then the one compaction item
+            #expect(compacted.messages == [.user("first"), .user("second")])
+            guard case .compaction(let item)? = compacted.transcript.last else { Issue.record("no compaction item"); return }
+            #expect(item["encrypted_content"]?.stringValue?.isEmpty == false)
+
+            // when: the next turn
+            let reply = try await client.send("after compaction")
+
+            // then: it starts from the retained messages and the item
+            #expect(reply.contains("after compaction"))
+            let next = try await lastInput(emulator)
+            #expect(next.filter { $0["type"] == "compaction" } == [item])
+            #expect(!next.contains { $0["content"]?.arrayValue?.first?["text"]?.stringValue == ChappieEmulator.defaultReply(for: "first") })
+        }
+    }
+
+    @Test("compacting twice keeps only the newest compaction item")
+    func onlyNewestCompaction() async throws {
+        try await withSignedInClient { _, client, _ in
+            _ = try await client.send("one")
+            let first = try await client.compactContext()
+            _ = try await client.send("two")
+            let second = try await client.compactContext()
+            let items = second.transcript.compactMap { if case .compaction(let item) = $0 { item } else { nil } }
+            #expect(items.count == 1)
+            #expect(items.first != first.transcript.last.flatMap { if case .compaction(let item) = $0 { item } else { nil } })
+            #expect(second.messages == [.user("one"), .user("two")])
+        }
+    }
+
+    @Test("a server that rejects the trigger falls back to remote compaction v1 (/responses/compact)")
+    func fallsBackToV1() async throws {
         try await withSignedInClient { emulator, client, _ in
             _ = try await client.send("first")
+            await emulator.enqueue(.httpError(status: 400, body: #"{"detail":"Invalid input item type: compaction_trigger"}"#, headers: [:]))
             let compacted = try await client.compactContext()
             let hasCompaction = compacted.transcript.contains { if case .compaction = $0 { true } else { false } }
             #expect(hasCompaction)
             #expect(compacted.messages.allSatisfy { $0.role != .assistant })
-            let reply = try await client.send("after compaction")
-            #expect(reply.contains("after compaction"))
             let compactRequests = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses/compact" }
             let compactRequest = try #require(compactRequests.first)
             #expect(try json(compactRequest)["stream"] == nil)
-            let input = try await lastInput(emulator)
-            #expect(input.contains { $0["type"] == "compaction" })
+            _ = try await client.send("after compaction")
+            #expect(try await lastInput(emulator).contains { $0["type"] == "compaction" })
+        }
+    }
+
+    @Test("a compaction reply without a compaction item, or one without encrypted_content, is a typed error and changes nothing",
+          arguments: [ChappieEmulator.ScriptedReply.text("no compaction here"), .compaction(encryptedContent: nil), .compaction(encryptedContent: "")])
+    func badCompactionReply(reply: ChappieEmulator.ScriptedReply) async throws {
+        try await withSignedInClient { emulator, client, _ in
+            _ = try await client.send("first")
+            let before = await client.context()
+            await emulator.enqueue(reply)
+            let error = await #expect(throws: ChappieClientError.self) { try await client.compactContext() }
+            guard case .invalidResponse(let message) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(message.contains("compaction"))
+            #expect(await client.context() == before)
+            #expect(await emulator.recordedRequests().allSatisfy { !$0.path.hasSuffix("/responses/compact") }, "no fallback after a bad reply")
         }
     }
 
