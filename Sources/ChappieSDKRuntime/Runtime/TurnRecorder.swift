@@ -7,11 +7,14 @@ struct TurnRecorder {
     private(set) var response: ChappieResponse?
     private var toolCalls: [ChappieRuntimeToolCall] = []
     private var approvals: [ChappieRuntimeApproval] = []
+    /// The text shown so far, kept for a turn that ends before its response (appended, linear).
+    private var shownText = ""
 
     /// The runtime events for `event`, in order (possibly none), after recording it.
     mutating func record(_ event: ChappieStreamEvent) -> [ChappieRuntimeTurnEvent] {
         switch event {
         case .textDelta(let text):
+            shownText += text
             return [.textDelta(text)]
         case .reasoningSummaryDelta(let text):
             return [.reasoningSummaryDelta(text)]
@@ -56,7 +59,8 @@ struct TurnRecorder {
     }
 
     /// The turn record: completed when a response arrived and `failure` is nil, otherwise
-    /// failed or cancelled. Tool calls found only in the response's items are added as requested.
+    /// failed or cancelled, with the text shown before the end as a partial output. Tool calls
+    /// found only in the response's items are added as requested.
     func turn(id: UUID, input: [ChappieInputMessage], startedAt: Date, endedAt: Date,
               failure: ChappieThreadTurnFailure?) -> ChappieThreadTurn {
         var calls = toolCalls
@@ -67,7 +71,7 @@ struct TurnRecorder {
             if let failure { failure.kind == .cancelled ? .cancelled : .failed } else { .completed }
         let completed = failure == nil ? response : nil
         return ChappieThreadTurn(id: id, input: input, startedAt: startedAt, endedAt: endedAt, status: status,
-                                 model: completed?.model, responseID: completed?.id, outputText: completed?.outputText ?? "",
+                                 model: completed?.model, responseID: completed?.id, outputText: completed?.outputText ?? shownText,
                                  reasoningSummary: completed?.reasoningSummary ?? "", items: completed?.items ?? [],
                                  toolCalls: calls, approvals: approvals, usage: response?.usage, failure: failure)
     }

@@ -8,9 +8,11 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
     public enum Status: String, Sendable, Hashable, Codable {
         /// The response completed and is part of the transcript.
         case completed
-        /// The turn failed; ``ChappieThreadTurn/failure`` says why. The transcript is unchanged.
+        /// The turn failed; ``ChappieThreadTurn/failure`` says why. The transcript is unchanged,
+        /// unless text was shown first: then it keeps the turn with that text (``isPartial``).
         case failed
-        /// The turn was cancelled before it completed. The transcript is unchanged.
+        /// The turn was cancelled before it completed. The transcript is unchanged, unless text
+        /// was shown first: then it keeps the turn with that text (``isPartial``).
         case cancelled
     }
 
@@ -28,7 +30,8 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
     public var model: String?
     /// The server's response id (`resp_…`), for a completed turn.
     public var responseID: String?
-    /// The assistant text ("" when the turn did not complete).
+    /// The assistant text; for a turn that did not complete, the text shown before it ended
+    /// ("" when none was).
     public var outputText: String
     /// The reasoning summary text, if the model sent one.
     public var reasoningSummary: String
@@ -42,6 +45,10 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
     public var usage: ChappieTokenUsage?
     /// Why the turn did not complete; nil for a completed turn.
     public var failure: ChappieThreadTurnFailure?
+
+    /// True when ``outputText`` is a reply cut short: text shown before the turn failed or was
+    /// cancelled.
+    public var isPartial: Bool { status != .completed && !outputText.isEmpty }
 
     /// Creates a turn record. Every collection defaults to empty.
     public init(id: UUID = UUID(), input: [ChappieInputMessage], startedAt: Date, endedAt: Date, status: Status,

@@ -152,6 +152,29 @@ struct ChappieRuntimeEmulatorTests {
         }
     }
 
+    @Test("text shown before a turn failed is stored as its partial output, and stays in the transcript")
+    func partialTurnStored() async throws {
+        try await withSignedInEmulator { emulator, configuration, folder in
+            let runtime = makeClient(configuration).runtime(store: fileStore(folder))
+            // Over the WebSocket a cut is retried; every attempt is cut after the same text.
+            for _ in 0..<9 {
+                await emulator.enqueue(.cut(.text("alpha beta gamma delta epsilon zeta"), afterEvents: 7, ending: .close))
+            }
+            var shown = ""
+            await #expect(throws: ChappieClientError.self) {
+                for try await event in runtime.stream("tell me") { if case .textDelta(let text) = event { shown += text } }
+            }
+            let threadID = try #require(await runtime.currentThreadID)
+            let thread = try await fileStore(folder).thread(id: threadID)
+            let turn = try #require(thread.turns.first)
+            #expect(turn.status == .failed)
+            #expect(turn.isPartial)
+            #expect(!shown.isEmpty && turn.outputText == shown)
+            let partial = try #require(thread.context.messages.last)
+            #expect(partial.role == .assistant && partial.isPartial && partial.text == shown)
+        }
+    }
+
     @Test("threads can be listed, archived, unarchived, renamed and deleted through the runtime")
     func threadManagement() async throws {
         try await withSignedInEmulator { _, configuration, folder in
