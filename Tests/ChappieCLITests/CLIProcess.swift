@@ -142,6 +142,9 @@ final class RunningCLI: @unchecked Sendable {
     /// Sends SIGINT, as Ctrl-C would.
     func interrupt() { process.interrupt() }
 
+    /// A test that ends early (a failed expectation, a thrown error) never leaves the process behind.
+    deinit { if process.isRunning { process.terminate() } }
+
     /// Writes `text` to the piped standard input.
     func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
 
