@@ -88,9 +88,11 @@ extension ChappieEmulator {
 
     /// Queues `fault` for the next `refresh_token` grant (FIFO), e.g. ``RefreshFault/reused`` to
     /// make the next refresh answer 401 `refresh_token_reused` whatever token it presents.
-    /// - Parameter accountID: Only a grant presenting a refresh token of this account (its
-    ///   `chatgpt_account_id`) takes the fault; nil = any grant. A grant takes a fault for its
-    ///   account before an untargeted one.
+    /// - Parameters:
+    ///   - fault: what the grant answers.
+    ///   - accountID: Only a grant presenting a refresh token of this account (its
+    ///     `chatgpt_account_id`) takes the fault; nil = any grant. A grant takes a fault for its
+    ///     account before an untargeted one.
     public func enqueueRefreshFault(_ fault: RefreshFault, forAccountID accountID: String? = nil) async {
         await services.refreshFaults.enqueue(fault, accountID: accountID)
     }
@@ -134,8 +136,10 @@ extension ChappieEmulator {
 
     /// Queues `fault` for the next Responses WebSocket handshake (FIFO): refuse it (e.g. 426),
     /// or accept and close at once (e.g. 1008) or drop.
-    /// - Parameter accountID: Only a handshake with an access token of this account takes the
-    ///   fault; nil = any handshake. A handshake takes a fault for its account first.
+    /// - Parameters:
+    ///   - fault: what the handshake gets.
+    ///   - accountID: Only a handshake with an access token of this account takes the
+    ///     fault; nil = any handshake. A handshake takes a fault for its account first.
     public func enqueueWebSocketFault(_ fault: WebSocketFault, forAccountID accountID: String? = nil) async {
         await services.webSocketFaults.enqueue(fault, accountID: accountID)
     }

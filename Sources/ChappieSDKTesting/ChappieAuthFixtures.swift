@@ -10,9 +10,11 @@ public enum ChappieAuthFixtures {
     ///   - email: the account email.
     ///   - plan: the raw plan, e.g. `plus`.
     ///   - accountID: the ChatGPT account id.
+    ///   - userID: the ChatGPT user id.
     ///   - expiresIn: seconds until the access token expires (negative = already expired).
     ///   - includeRefreshToken: false makes a credential that cannot be renewed.
     ///   - now: the issue date.
+    /// - Returns: the credential (unsigned tokens with the real claim layout).
     public static func credential(
         email: String = "tester@example.com", plan: String = "plus", accountID: String = "acct-test-0001",
         userID: String = "user-test-0001", expiresIn: TimeInterval = 3600, includeRefreshToken: Bool = true, now: Date = Date()

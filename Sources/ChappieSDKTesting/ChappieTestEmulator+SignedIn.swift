@@ -21,11 +21,13 @@ extension ChappieTestEmulator {
     /// Starts an emulator, signs in through the real device-code flow, builds a client, runs
     /// `body`, and shuts the emulator down whether `body` returns or throws.
     /// - Parameters:
+    ///   - isolation: the caller's actor, so `body` runs where the caller does.
     ///   - emulatorConfiguration: the emulator's settings (default: 1 s polling, approved on the first poll).
     ///   - configure: changes to the SDK configuration (model, harness, …) before signing in.
     ///   - tools: the host tools the client offers the model.
     ///   - toolApprovalHandler: decides on `.ask` tools.
     ///   - body: the test.
+    /// - Returns: what `body` returns.
     /// - Throws: ``ChappieAuthError`` when the sign-in fails, or what `body` throws.
     public static func withSignedIn<Result: Sendable>(
         isolation: isolated (any Actor)? = #isolation,

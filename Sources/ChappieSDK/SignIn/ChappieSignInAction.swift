@@ -20,6 +20,7 @@ public enum ChappieSignInAction: Sendable, Equatable {
     /// - Parameters:
     ///   - deviceCode: the code now awaiting approval, or nil.
     ///   - showsOnboardingSheet: whether the view shows the onboarding sheet.
+    /// - Returns: the actions, in the order the view performs them.
     public static func actions(forDeviceCode deviceCode: ChappieDeviceCode?, showsOnboardingSheet: Bool) -> [ChappieSignInAction] {
         guard let deviceCode else { return [.dismissOnboarding] }
         return [

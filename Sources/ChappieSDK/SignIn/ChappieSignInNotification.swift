@@ -55,6 +55,7 @@ public struct ChappieSignInNotification: Sendable, Hashable {
     /// - Parameters:
     ///   - isEnabled: the button's `notifiesWhenLinked`.
     ///   - authorization: the app's current permission.
+    /// - Returns: true when the button should ask for permission first.
     public static func shouldRequestAuthorization(isEnabled: Bool, authorization: Authorization) -> Bool {
         isEnabled && authorization == .notDetermined
     }
@@ -66,6 +67,7 @@ public struct ChappieSignInNotification: Sendable, Hashable {
     ///   - deviceLinkState: the session's ``ChappieAuthSession/deviceLinkState`` after the sign-in.
     ///   - isEnabled: the button's `notifiesWhenLinked`.
     ///   - authorization: the app's current permission.
+    /// - Returns: the notification to post, or nil.
     public static func notification(
         afterSignInEndedIn deviceLinkState: ChappieDeviceLinkState, isEnabled: Bool, authorization: Authorization
     ) -> ChappieSignInNotification? {
