@@ -3,10 +3,10 @@ import ChappieSDK
 import Foundation
 
 /// Scripting the emulator from an app's tests with only `import ChappieSDKTesting`: thin wrappers
-/// over ``ChappieEmulator/enqueue(_:)`` and the device-flow controls.
+/// over ``/ChappieEmulator/ChappieEmulator/enqueue(_:)`` and the device-flow controls.
 extension ChappieEmulator {
     /// Queues what the emulated model does for its next responses, in order: one
-    /// ``ChappieEmulator/ScriptedReply`` per `POST /codex/responses` (`.text`, `.functionCall`,
+    /// ``/ChappieEmulator/ChappieEmulator/ScriptedReply`` per `POST /codex/responses` (`.text`, `.functionCall`,
     /// `.failed`, `.incomplete`, `.httpError`, `.disconnect`, `.stall`, `.slowText`,
     /// `.usageLimitReached`). With nothing queued the model echoes the last user message.
     public func scriptReplies(_ replies: ScriptedReply...) async {
@@ -29,7 +29,7 @@ extension ChappieEmulator {
     }
 
     /// Waits for the next device code a sign-in requests and denies it; that sign-in then fails
-    /// with ``ChappieAuthError/deviceCodeDenied``. Use with an emulator whose
+    /// with ``/ChappieSDK/ChappieAuthError/deviceCodeDenied``. Use with an emulator whose
     /// `autoApproveAfterPolls` is nil.
     /// - Returns: the denied user code, or nil if the emulator shut down first.
     @discardableResult

@@ -28,7 +28,7 @@ public enum ChappieTestEmulator {
     }
 
     /// Signs in to `emulator` through the real device-code flow on a virtual clock (no waiting).
-    /// Throws ``ChappieAuthError``.
+    /// Throws ``/ChappieSDK/ChappieAuthError``.
     @MainActor
     public static func signIn(_ configuration: ChappieConfiguration, time: ChappieVirtualTime = ChappieVirtualTime()) async throws {
         let session = ChappieAuthSession(configuration: configuration, timeSource: time.timeSource)

@@ -6,7 +6,7 @@ extension ChappieTestEmulator {
     /// What an app test needs after signing in to a fresh emulator: the emulator (to script
     /// replies), the configuration, a signed-in session and a client, all on one virtual clock.
     public struct SignedIn: Sendable {
-        /// The running emulator; script it with ``ChappieEmulator/scriptReplies(_:)``.
+        /// The running emulator; script it with ``ChappieEmulator/ChappieEmulator/scriptReplies(_:)``.
         public let emulator: ChappieEmulator
         /// The configuration pointing at the emulator, with an in-memory credential store.
         public let configuration: ChappieConfiguration
@@ -28,7 +28,7 @@ extension ChappieTestEmulator {
     ///   - toolApprovalHandler: decides on `.ask` tools.
     ///   - body: the test.
     /// - Returns: what `body` returns.
-    /// - Throws: ``ChappieAuthError`` when the sign-in fails, or what `body` throws.
+    /// - Throws: ``/ChappieSDK/ChappieAuthError`` when the sign-in fails, or what `body` throws.
     public static func withSignedIn<Result: Sendable>(
         isolation: isolated (any Actor)? = #isolation,
         _ emulatorConfiguration: ChappieEmulator.Configuration = .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),
@@ -47,7 +47,7 @@ extension ChappieTestEmulator {
     }
 
     /// A session for `configuration` that has signed in through the device-code flow on `time`.
-    /// Throws ``ChappieAuthError``.
+    /// Throws ``/ChappieSDK/ChappieAuthError``.
     @MainActor
     private static func signedInSession(_ configuration: ChappieConfiguration, time: ChappieVirtualTime) async throws -> ChappieAuthSession {
         let session = ChappieAuthSession(configuration: configuration, timeSource: time.timeSource)

@@ -4,7 +4,7 @@ extension ChappieAuthSession {
     /// Signs out without waiting, as the published documentation spells it
     /// (`authSession.signOut()` in a button action or another synchronous context).
     ///
-    /// Starts ``signOut()-(Void)async`` (revokes the refresh token best-effort, deletes this
+    /// Starts ``signOut()->()`` (revokes the refresh token best-effort, deletes this
     /// configuration's credential only) and returns at once; ``state`` becomes `.signedOut` when
     /// it is done, and a failure is left in ``lastError`` instead of being thrown. In an `async`
     /// context, `try await authSession.signOut()` is the same call that waits and throws.

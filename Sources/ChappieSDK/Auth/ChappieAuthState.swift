@@ -49,7 +49,7 @@ public struct ChappieDeviceCode: Sendable, Hashable {
     /// Seconds the SDK waits between polls, as the server asked.
     public let pollingInterval: TimeInterval
 
-    /// The warning shown next to the code wherever it is displayed (``ChappieSignIn``'s onboarding
+    /// The warning shown next to the code wherever it is displayed (`ChappieSignIn`'s onboarding
     /// sheet shows it under the code; show it in your own UI too). A device code signs in
     /// whichever device requested it, as the account that approves it, so a page or a code that
     /// comes from anyone else is how device-code phishing works.

@@ -42,7 +42,8 @@ public actor ChappieClient {
     /// The client whose turn the current task runs in (tool handlers run inside their turn).
     @TaskLocal private static var runningTurnOf: ObjectIdentifier?
 
-    /// Creates a client; prefer ``Chappie/client(configuration:harness:rateLimitBackoff:streamingTransportPolicy:)``.
+    /// Creates a client; prefer
+    /// ``Chappie/client(configuration:harness:tools:toolApprovalHandler:rateLimitBackoff:streamingTransportPolicy:)``.
     ///
     /// With a streaming policy that prefers WebSocket and prewarms it (the default), the client
     /// opens and warms its WebSocket at once, in the background (nothing happens when no one is

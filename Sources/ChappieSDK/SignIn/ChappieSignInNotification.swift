@@ -1,4 +1,4 @@
-/// The local notification ``ChappieSignIn`` posts when the user has approved the code in the
+/// The local notification `ChappieSignIn` (Apple platforms) posts when the user has approved the code in the
 /// browser ("ChatGPT Linked!", "Return to the app"), and the rules for asking permission to post it.
 ///
 /// By default the button asks for notification permission before it starts a sign-in, once

@@ -43,7 +43,7 @@ public actor ChappieRuntime {
     // MARK: Turns
 
     /// Sends `text` as a user message in the current thread and returns the reply text, after
-    /// the turn is stored. Throws ``ChappieClientError`` (the failed turn is stored first),
+    /// the turn is stored. Throws ``/ChappieSDK/ChappieClientError`` (the failed turn is stored first),
     /// ``ChappieThreadStoreError``, or `CancellationError`.
     public func send(_ text: String) async throws -> String {
         try await send(.user(text))
@@ -278,7 +278,7 @@ public actor ChappieRuntime {
     }
 
     /// Compacts the current conversation: `summary` replaces all but the last `keepingLast`
-    /// messages (see ``ChappieSDK/ChappieClient/compactContext(summary:keepingLast:)``), and the
+    /// messages (see ``/ChappieSDK/ChappieClient/compactContext(summary:keepingLast:)``), and the
     /// compaction is stored in the thread, replacing any earlier one (the turns keep the whole
     /// history). Returns the stored thread. Throws
     /// ``ChappieRuntimeError/noCurrentThread`` or ``ChappieThreadStoreError``.
@@ -289,10 +289,10 @@ public actor ChappieRuntime {
         }
     }
 
-    /// Compacts the current conversation the way ``ChappieSDK/ChappieClient/compactContext()``
+    /// Compacts the current conversation the way ``/ChappieSDK/ChappieClient/compactContext()``
     /// does (the backend's compaction endpoint, or a local summary when it is unavailable) and
     /// stores the compaction in the thread. Returns the stored thread. Throws
-    /// ``ChappieRuntimeError/noCurrentThread``, ``ChappieSDK/ChappieClientError`` or
+    /// ``ChappieRuntimeError/noCurrentThread``, ``/ChappieSDK/ChappieClientError`` or
     /// ``ChappieThreadStoreError``.
     @discardableResult
     public func compact() async throws -> ChappieThread {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a runtime call failed, apart from client and store errors (``ChappieClientError``,
+/// Why a runtime call failed, apart from client and store errors (``/ChappieSDK/ChappieClientError``,
 /// ``ChappieThreadStoreError``), which the runtime passes through unchanged.
 public enum ChappieRuntimeError: Error, Sendable, Equatable, LocalizedError {
     /// The call needs a current thread, and there is none yet: send a message or resume a thread first.

@@ -4,7 +4,7 @@ import Foundation
 /// One durable conversation: the client's transcript plus everything the runtime recorded about
 /// its turns. Plain `Codable` data, written whole by a ``ChappieThreadStore``.
 ///
-/// The transcript is stored as the client's own ``ChappieClientContext``, so whatever the context
+/// The transcript is stored as the client's own ``/ChappieSDK/ChappieClientContext``, so whatever the context
 /// carries (messages, the compaction summary, the model, and any item kinds it gains later) is
 /// persisted and restored by ``ChappieRuntime/resume(threadID:)`` without the runtime knowing
 /// about it.
@@ -30,7 +30,7 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
     public var updatedAt: Date
     /// Archived threads are kept but left out of ``ChappieRuntime/listThreads()``.
     public var archived: Bool
-    /// The transcript as the client holds it; ``ChappieClient/resumeContext(_:)`` continues it.
+    /// The transcript as the client holds it; ``/ChappieSDK/ChappieClient/resumeContext(_:)`` continues it.
     public var context: ChappieClientContext
     /// Every turn the runtime ran in this thread, oldest first, including failed and cancelled
     /// ones, with their usage, tool calls and errors.
@@ -79,7 +79,7 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
         updatedAt = turn.endedAt
     }
 
-    /// The transcript's messages, oldest first (``ChappieClientContext/messages``).
+    /// The transcript's messages, oldest first (``/ChappieSDK/ChappieClientContext/messages``).
     public var messages: [ChappieInputMessage] { context.messages }
 
     /// Token usage summed over every turn that reported it; nil when none did.

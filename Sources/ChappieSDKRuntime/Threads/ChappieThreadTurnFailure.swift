@@ -11,7 +11,7 @@ public struct ChappieThreadTurnFailure: Sendable, Hashable, Codable {
         /// Creates a kind from its stored name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// A ``ChappieClientError`` from the client.
+        /// A ``/ChappieSDK/ChappieClientError`` from the client.
         public static let client = Kind(rawValue: "client")
         /// The turn was cancelled.
         public static let cancelled = Kind(rawValue: "cancelled")
@@ -26,7 +26,7 @@ public struct ChappieThreadTurnFailure: Sendable, Hashable, Codable {
     public var kind: Kind
     /// A one-line description for people (at most ``maximumMessageBytes`` bytes).
     public var message: String
-    /// Whether signing in again is the way forward (from ``ChappieClientError/requiresReauthentication``).
+    /// Whether signing in again is the way forward (from ``/ChappieSDK/ChappieClientError/requiresReauthentication``).
     public var requiresReauthentication: Bool
 
     /// Creates a failure record; `message` is cut to ``maximumMessageBytes`` bytes.
@@ -36,7 +36,7 @@ public struct ChappieThreadTurnFailure: Sendable, Hashable, Codable {
         self.requiresReauthentication = requiresReauthentication
     }
 
-    /// Describes `error`: ``ChappieClientError`` keeps its (already sanitized) description,
+    /// Describes `error`: ``/ChappieSDK/ChappieClientError`` keeps its (already sanitized) description,
     /// `CancellationError` becomes ``Kind/cancelled``, anything else its localized description.
     public init(_ error: any Error) {
         switch error {
