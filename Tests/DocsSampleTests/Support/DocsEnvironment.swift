@@ -26,6 +26,9 @@ final class DocsEnvironment: Sendable {
     let time = ChappieVirtualTime()
     /// What the sample printed.
     let output = DocsOutput()
+    /// What the app's own stand-ins did (a confirmation dialog asked, …), kept apart from
+    /// ``output`` because they run concurrently with the sample's loop.
+    let appLog = DocsOutput()
     /// A folder for files the sample writes (the thread store), removed afterwards.
     let folder: URL
 
@@ -53,7 +56,14 @@ final class DocsEnvironment: Sendable {
             let folder = FileManager.default.temporaryDirectory.appending(path: "docs-sample-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let environment = DocsEnvironment(emulator: emulator, base: configuration, folder: folder)
-            try await ChappieTestEmulator.signIn(configuration, time: environment.time)
+            if emulatorConfiguration.autoApproveAfterPolls == nil {
+                // An emulator that never approves by itself: approve this one sign-in.
+                async let approved = emulator.approveNextSignIn()
+                try await ChappieTestEmulator.signIn(configuration, time: environment.time)
+                _ = await approved
+            } else {
+                try await ChappieTestEmulator.signIn(configuration, time: environment.time)
+            }
             return try await $current.withValue(environment) { try await body(environment) }
         }
     }
