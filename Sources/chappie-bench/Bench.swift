@@ -111,7 +111,7 @@ enum Bench {
                                                  credentialStore: store)
         let credential = ChappieCredential(idToken: tokens.idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                            expiresIn: expired ? -10 : TimeInterval(tokens.expiresIn), obtainedAt: Date())
-        try await store.saveCredential(credential, for: ChappieCredentialKey(service: configuration.keychainService, account: configuration.keychainAccount))
+        try await store.saveCredential(credential, for: configuration.credentialKey)
         return configuration
     }
 

@@ -382,6 +382,7 @@ public actor ChappieClient {
 
     /// ``authorizedRequest(method:url:body:)`` that also returns the response head.
     private func authorizedRequestWithHead(method: String, url: URL, body: Data?) async throws -> (body: Data, head: HTTPResponseHead) {
+        if let violation = configuration.endpoints.violation { throw ChappieClientError.insecureEndpoint(violation) }
         var authorization = try await credentials.authorization()
         var retried = false
         while true {

@@ -32,6 +32,8 @@ struct ResponseTurnRunner: Sendable {
     /// `x-models-etag` and similar headers).
     func runReportingHead(body: ChappieJSONValue, sessionID: String, emit: @Sendable (ChappieStreamEvent) -> Void) async throws
         -> (response: ChappieResponse, head: HTTPResponseHead) {
+        // Tokens go only where ChappieEndpoints allows (https, or http to loopback), WebSocket included.
+        if let violation = endpoints.violation { throw ChappieClientError.insecureEndpoint(violation) }
         var handler = ResponseEventHandler()
         if await streaming.shouldTryWebSocket(policy: policy), body.jsonString.utf8.count < WebSocketLimits.maximumFrameBytes - 1024 {
             let coordinator = WebSocketStreamCoordinator(runner: self)

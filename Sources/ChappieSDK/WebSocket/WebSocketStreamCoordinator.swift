@@ -95,8 +95,6 @@ struct WebSocketStreamCoordinator: Sendable {
 
     /// `http(s)://…` → `ws(s)://…`.
     static func webSocketURL(_ url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        components.scheme = components.scheme == "https" ? "wss" : "ws"
-        return components.url ?? url
+        ChappieEndpoints.webSocketURL(for: url)
     }
 }
