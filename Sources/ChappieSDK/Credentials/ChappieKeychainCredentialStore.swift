@@ -73,7 +73,7 @@ public struct ChappieKeychainCredentialStore: ChappieCredentialStore {
     public func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws {
         let data: Data
         do {
-            data = try JSONEncoder().encode(credential)
+            data = try credential.encodedForStorage()
         } catch {
             throw ChappieCredentialStoreError.io("the credential could not be encoded")
         }

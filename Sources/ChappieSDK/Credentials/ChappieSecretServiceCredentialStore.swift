@@ -73,7 +73,7 @@ public struct ChappieSecretServiceCredentialStore: ChappieCredentialStore {
     public func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws {
         let data: Data
         do {
-            data = try Self.encoder.encode(credential)
+            data = try credential.encodedForStorage()
         } catch {
             throw ChappieCredentialStoreError.io("the credential could not be encoded")
         }
@@ -118,12 +118,6 @@ public struct ChappieSecretServiceCredentialStore: ChappieCredentialStore {
         }
         return try outcome.get()
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
 
     /// The item attributes, as other Secret Service clients (`secret-tool`, Seahorse) see them.
     private enum Wire {

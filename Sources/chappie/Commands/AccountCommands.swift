@@ -41,6 +41,8 @@ enum AccountCommands {
         case .reauthenticationRequired:
             Terminal.line("Signed in, but the session can no longer be renewed: run `chappie login`.")
         case .signedOut, .signingIn:
+            // Say why when the saved sign-in exists but cannot be used (an unsafe folder or file).
+            if let error = session.lastError { Terminal.error("chappie: \(error.errorDescription ?? "the saved sign-in cannot be read")") }
             Terminal.line("Not signed in. Run `chappie login`.")
         }
     }
