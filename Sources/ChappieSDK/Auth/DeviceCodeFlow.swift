@@ -123,7 +123,8 @@ struct DeviceCodeFlow: Sendable {
         return pendingAllowed ? nil : .tokenExchangeFailed(status: status, code: error.code)
     }
 
-    private func parseGrant(_ data: Data) throws -> DeviceCodeGrant {
+    /// Reads a user-code response (PROTOCOL §1.1). Throws ``ChappieAuthError/invalidResponse(_:)``.
+    func parseGrant(_ data: Data) throws -> DeviceCodeGrant {
         guard let object = (try? ChappieJSONValue(jsonData: data))?.objectValue,
               let deviceAuthID = object[Wire.deviceAuthID]?.stringValue, !deviceAuthID.isEmpty,
               let userCode = (object[Wire.userCode] ?? object[Wire.userCodeAlias])?.stringValue, !userCode.isEmpty
