@@ -30,9 +30,10 @@ import Darwin
 ///
 /// The rules are checked at first use, not at construction: the initializer and the properties
 /// stay non-throwing (a throwing initializer would break every existing caller, and assigning a
-/// property or decoding from JSON would bypass it anyway). Every sign-in, token refresh,
-/// revocation and backend request checks them before anything leaves the process and fails with
-/// ``ChappieAuthError/insecureEndpoint(_:)`` or ``ChappieClientError/insecureEndpoint(_:)``.
+/// property or decoding from JSON would bypass it anyway). Every sign-in and every backend
+/// request checks both rules, and every token refresh and revocation checks the issuer, before
+/// anything leaves the process; a violation fails with ``ChappieAuthError/insecureEndpoint(_:)``
+/// or ``ChappieClientError/insecureEndpoint(_:)`` (a revocation is skipped).
 /// Call ``validate()`` yourself to report a bad setting earlier.
 public struct ChappieEndpoints: Sendable, Hashable, Codable {
     /// Base URL of the OAuth issuer, e.g. `https://auth.openai.com`.
