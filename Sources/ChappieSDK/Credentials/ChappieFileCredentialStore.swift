@@ -242,13 +242,42 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
             guard info.st_uid == geteuid() || info.st_uid == 0 else {
                 throw ChappieCredentialStoreError.insecureFolder(path: prefix, reason: "belongs to another user (uid \(info.st_uid))")
             }
-            if info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
+            // Writable by others is fine with the sticky bit (/tmp); writable by the group is fine
+            // when the group is this user's private group (Debian's umask 002 makes ~/.local so).
+            let writableByOthers = info.st_mode & 0o002 != 0
+                || (info.st_mode & 0o020 != 0 && !(info.st_uid == geteuid() && isPrivateGroup(info.st_gid)))
+            if writableByOthers, info.st_mode & S_ISVTX == 0 {
                 throw ChappieCredentialStoreError.insecureFolder(
                     path: prefix,
                     reason: "is writable by other users (mode \(String(info.st_mode & 0o7777, radix: 8))); run `chmod go-w \(prefix)`")
             }
         }
         return true
+    }
+
+    /// Whether `gid` is this user's private group (the user-private-group scheme of Debian and
+    /// Fedora): this user's primary group, named after the user, with no other member listed.
+    static func isPrivateGroup(_ gid: gid_t) -> Bool {
+        guard gid == getegid() else { return false }
+        var storage = [CChar](repeating: 0, count: 32 << 10)
+        return storage.withUnsafeMutableBufferPointer { buffer -> Bool in
+            let half = buffer.count / 2
+            var user = passwd()
+            var userResult: UnsafeMutablePointer<passwd>?
+            guard getpwuid_r(geteuid(), &user, buffer.baseAddress!, half, &userResult) == 0, userResult != nil,
+                  let userNamePointer = user.pw_name else { return false }
+            let userName = String(cString: userNamePointer)
+            var entry = group()
+            var groupResult: UnsafeMutablePointer<group>?
+            guard getgrgid_r(gid, &entry, buffer.baseAddress! + half, half, &groupResult) == 0, groupResult != nil,
+                  let groupName = entry.gr_name, String(cString: groupName) == userName else { return false }
+            var member = entry.gr_mem
+            while let name = member?.pointee {
+                if String(cString: name) != userName { return false }
+                member = member?.advanced(by: 1)
+            }
+            return true
+        }
     }
 
     private func readAll(_ descriptor: Int32) throws -> Data {

@@ -173,6 +173,27 @@ struct FileCredentialStoreHardeningTests {
         }
     }
 
+    @Test("a folder writable by this user's private group is fine (umask 002); by another group it is refused")
+    func groupWritableParent() async throws {
+        try await withDataHome { root, store in
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+            let chappie = root.appending(path: "chappie").path
+            chmod(chappie, 0o775)
+            let privateGroup = ChappieFileCredentialStore.isPrivateGroup(getegid())
+            if privateGroup {
+                #expect(try await store.loadCredential(for: key) != nil)
+            } else {
+                await #expect(throws: ChappieCredentialStoreError.self) { try await store.loadCredential(for: key) }
+            }
+            guard geteuid() == 0 else { return }
+            chown(chappie, 0, 65534)
+            await #expect(throws: ChappieCredentialStoreError.insecureFolder(
+                path: chappie, reason: "is writable by other users (mode 775); run `chmod go-w \(chappie)`")) {
+                try await store.loadCredential(for: key)
+            }
+        }
+    }
+
     @Test("the auth session says why a saved sign-in cannot be used, instead of only 'signed out'")
     @MainActor
     func sessionReportsTheReason() async throws {
