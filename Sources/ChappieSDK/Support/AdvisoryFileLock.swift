@@ -32,17 +32,19 @@ package enum AdvisoryFileLock {
     package static let defaultTimeout: Duration = .seconds(60)
 
     /// Runs `body` holding the lock on the file at `path` (created 0600 if missing, links refused).
-    /// The lock is released when `body` returns or throws. Waiting ends with `CancellationError`
-    /// when the task is cancelled, and with ``Failure/lock(reason:)`` when another process holds
-    /// the lock for longer than `timeout`. Throws ``Failure``, `CancellationError` or what `body`
-    /// throws.
+    /// The lock is released when `body` returns or throws. Waiting for another process ends with
+    /// `CancellationError` when the task is cancelled, and with ``Failure/lock(reason:)`` when that
+    /// process holds the lock for longer than `timeout`; a free lock is taken even by a cancelled
+    /// task, and a wait behind another caller of this process lasts as long as that caller's (whose
+    /// own wait for another process ends the same way). Throws ``Failure``, `CancellationError` or
+    /// what `body` throws.
     package static func withLock<Result>(
         path: String,
         timeout: Duration = defaultTimeout,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        try await InProcessLocks.shared.acquire(path)
+        await InProcessLocks.shared.acquire(path)
         do {
             let result = try await holdingFileLock(path: path, timeout: timeout, body)
             await InProcessLocks.shared.release(path)
@@ -97,10 +99,12 @@ package enum AdvisoryFileLock {
         let deadline = clock.now + timeout
         var pause = Polling.firstPause
         while true {
-            try Task.checkCancellation()
             let failure = lock(descriptor, LOCK_EX | LOCK_NB)
             if failure == 0 { return }
             guard failure == EWOULDBLOCK else { throw Failure.lock(reason: String(cString: strerror(failure))) }
+            // Only a wait is cancelled: a free lock is taken even by a cancelled task, which may be
+            // storing what the cancellation left behind.
+            try Task.checkCancellation()
             let remaining = clock.now.duration(to: deadline)
             guard remaining > .zero else {
                 throw Failure.lock(reason: "another process held the lock for more than \(timeout.components.seconds) s")
@@ -127,35 +131,20 @@ package enum AdvisoryFileLock {
 }
 
 /// First-come, first-served async locks keyed by lock-file path, for the callers of one process.
-/// A waiter that is cancelled leaves the queue at once.
 private actor InProcessLocks {
     static let shared = InProcessLocks()
 
     private var held: Set<String> = []
-    private var waiters: [String: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)]] = [:]
+    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    /// Waits for `path`'s turn. Throws `CancellationError` when the task is cancelled first.
-    func acquire(_ path: String) async throws {
-        try Task.checkCancellation()
+    func acquire(_ path: String) async {
         guard held.contains(path) else {
             held.insert(path)
             return
         }
-        let id = UUID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    waiters[path, default: []].append((id, continuation))
-                }
-            }
-        } onCancel: {
-            Task { await self.cancel(id, path: path) }
-        }
+        await withCheckedContinuation { waiters[path, default: []].append($0) }
     }
 
-    /// Hands `path` to the next waiter, or frees it.
     func release(_ path: String) {
         guard var queue = waiters[path], !queue.isEmpty else {
             held.remove(path)
@@ -163,13 +152,6 @@ private actor InProcessLocks {
         }
         let next = queue.removeFirst()
         waiters[path] = queue.isEmpty ? nil : queue
-        next.continuation.resume()  // ownership passes straight to the next waiter
-    }
-
-    private func cancel(_ id: UUID, path: String) {
-        guard var queue = waiters[path], let index = queue.firstIndex(where: { $0.id == id }) else { return }
-        let waiter = queue.remove(at: index)
-        waiters[path] = queue.isEmpty ? nil : queue
-        waiter.continuation.resume(throwing: CancellationError())
+        next.resume()  // ownership passes straight to the next waiter
     }
 }

@@ -127,6 +127,16 @@ struct AdvisoryFileLockWaitTests {
         holder.release()
     }
 
+    @Test("a cancelled task still takes a free lock: it may be storing what the cancellation left behind")
+    func cancelledTaskTakesFreeLock() async throws {
+        let path = try lockPath()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await AdvisoryFileLock.withLock(path: path) { 5 }
+        }
+        #expect(try await task.value == 5)
+    }
+
     @Test("the waiter takes the lock as soon as the other process lets go")
     func takenAfterRelease() async throws {
         let path = try lockPath()
