@@ -28,3 +28,29 @@ struct CLITransportTests {
         #expect(result.stderr.contains("--transport must be auto, websocket or http"))
     }
 }
+
+@Suite("chappie chat over the WebSocket")
+struct CLIWebSocketChatTests {
+    @Test("chat --transport websocket does 20 turns on one socket, each after the first sending only its new items", .timeLimit(.minutes(2)))
+    func twentyTurns() async throws {
+        try await CLIEmulator.with { emulator, environment in
+            try await CLIEmulator.signIn(emulator, environment: environment)
+            let before = emulator.connectionsAccepted
+            let prompts = (1...20).map { "prompt number \($0)" }
+            let chat = try await CLIProcess.run(["chat", "--transport", "websocket", "--json"] + CLIEmulator.endpointArguments(emulator),
+                                                stdin: prompts.joined(separator: "\n") + "\n", environment: environment)
+            #expect(chat.status == 0, "stderr: \(chat.stderr)")
+            #expect(emulator.connectionsAccepted - before == 1, "one socket and no HTTP request")
+            let frames = try await emulator.recordedRequests().filter { $0.method == "WS" }.map { try ChappieJSONValue(jsonData: $0.body) }
+            let turns = frames.filter { $0["generate"] != false }
+            try #require(turns.count == 20)
+            for (index, frame) in turns.enumerated() {
+                let texts = CLIEmulator.inputTexts(frame)
+                #expect(texts.last == prompts[index])
+                if index > 0 { #expect(texts == [prompts[index]], "turn \(index + 1) sent \(texts)") }
+            }
+            let completed = chat.stdout.split(separator: "\n").filter { $0.contains(#""event":"completed""#) }
+            #expect(completed.count == 20 && completed.allSatisfy { $0.contains(#""transport":"websocket""#) })
+        }
+    }
+}
