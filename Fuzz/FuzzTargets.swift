@@ -1,12 +1,28 @@
-// libFuzzer entry point for ChappieSDK's parsers, compiled together with the SDK's sources by
-// scripts/fuzz (`swiftc -sanitize=fuzzer,address`). CHAPPIE_FUZZ_TARGET picks the target:
+// libFuzzer entry point for ChappieSDK's parsers of network and disk input, compiled together
+// with the SDK's sources by scripts/fuzz (`swiftc -sanitize=fuzzer,address`).
+// CHAPPIE_FUZZ_TARGET picks the target:
 // `sse` (the byte-level SSE parser, fed in two chunks split at the first byte's value),
-// `events` (the Responses event decoder), `jwt` (the JWT claim decoder), `wsframe` (the WebSocket
-// frame decoder and message assembler, fed whole and in two chunks: the results must agree),
-// `wshandshake` (the WebSocket handshake response reader and its checks, whole and in two chunks).
+// `events` (the Responses event decoder), `deltas` (the delta scanner, which must agree with the
+// full JSON decoder), `jwt` (the JWT claim decoder), `wsframe` (the WebSocket frame decoder and
+// message assembler, fed whole and in two chunks: the results must agree), `wshandshake` (the
+// WebSocket handshake response reader and its checks, whole and in two chunks),
+// `error-body` (server error bodies: JSON in every known shape, HTML, plain text),
+// `device-code` (the user-code response and a poll's error body),
+// `credential` (a stored credential file, as the file and keyring stores read it).
+// A target that finds a broken promise (not just a crash) stops with fatalError.
 import Foundation
 
 private let target = ProcessInfo.processInfo.environment["CHAPPIE_FUZZ_TARGET"] ?? "sse"
+
+/// A transport that is never used: the device-code target only parses.
+private struct NoTransport: HTTPTransport {
+    func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+        throw TransportError.unsupported("fuzzing")
+    }
+}
+
+private let flow = DeviceCodeFlow(endpoints: .openAI, transport: NoTransport(),
+                                  time: ChappieTimeSource(now: { Date(timeIntervalSince1970: 1_800_000_000) }, sleep: { _ in }))
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -16,6 +32,17 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     case "events":
         let text = String(decoding: bytes, as: UTF8.self)
         _ = ResponsesEvent.decode(text, fallbackType: "response.output_text.delta")
+    case "deltas":
+        // The fast path must read a delta exactly as the full JSON decoder does, or step aside.
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let fields = DeltaEventScanner.scan(text) {
+            guard let object = (try? ChappieJSONValue(jsonData: Data(text.utf8)))?.objectValue else {
+                fatalError("the delta scanner accepted what the JSON decoder rejects")
+            }
+            let full = DeltaEventScanner.Fields(type: object["type"]?.stringValue, delta: object["delta"]?.stringValue,
+                                                itemID: object["item_id"]?.stringValue)
+            if fields != full { fatalError("the delta scanner and the JSON decoder disagree") }
+        }
     case "wsframe":
         let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
         let compressed = bytes.first.map { $0 & 1 == 1 } ?? false
@@ -30,6 +57,31 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     case "jwt":
         let claims = JWTClaims(token: String(decoding: bytes, as: UTF8.self))
         _ = (claims?.accountID, claims?.email, claims?.expiresAt, claims?.planType, claims?.userID)
+    case "error-body":
+        let status = bytes.isEmpty ? 400 : 400 + Int(bytes[0]) % 200
+        let body = ServerErrorBody(data: Data(bytes), status: status)
+        // Messages are bounded whatever the server sends.
+        if body.message.utf8.count > 4096 { fatalError("unbounded error message: \(body.message.utf8.count) bytes") }
+        _ = ResponsesErrorMapping.http(status: status, error: body, usage: nil)
+    case "device-code":
+        let data = Data(bytes)
+        if let grant = try? flow.parseGrant(data) {
+            let interval = grant.code.pollingInterval
+            if !interval.isFinite || interval < 1 || interval > 60 { fatalError("polling interval out of range: \(interval)") }
+            if grant.deadline.timeIntervalSince1970 > 1_800_000_000 + 15 * 60 { fatalError("deadline past 15 minutes") }
+        }
+        for status in [403, 404, 401] {
+            _ = DeviceCodeFlow.terminalError(ServerErrorBody(data: data, status: status), status: status, pendingAllowed: status != 401)
+        }
+        _ = ChappieRateLimitBackoffPolicy.retryAfterSeconds(String(decoding: bytes.prefix(64), as: UTF8.self))
+    case "credential":
+        if let credential = try? ChappieCredential(storageData: Data(bytes)) {
+            _ = (credential.accountInfo, credential.description, credential.accessTokenExpiresAt)
+            // What decodes also re-encodes to the same credential.
+            guard let again = try? ChappieCredential(storageData: credential.encodedForStorage()), again == credential else {
+                fatalError("a stored credential did not survive a round trip")
+            }
+        }
     default:
         let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
         let fresh = SSEParser(maximumLineBytes: 1 << 16, maximumEventBytes: 1 << 17)

@@ -169,7 +169,9 @@ extension ChappieEmulator {
 
     // MARK: Request log
 
-    /// Every request received so far, in arrival order (including rejected ones that parsed as HTTP).
+    /// The requests received so far, in arrival order (including rejected ones that parsed as HTTP,
+    /// but not those refused for a foreign `Host` or `Origin`): the last 1,000, with at most 1 MiB
+    /// of each body (``RecordedRequest/bodyByteCount`` has the full size) and 64 MiB in all.
     /// Each text message received on a Responses WebSocket is recorded too, with method `WS`, the
     /// socket's path, no headers, and the message as body.
     public func recordedRequests() async -> [RecordedRequest] {
@@ -178,7 +180,8 @@ extension ChappieEmulator {
 
     /// Waits for the next request on `path` (e.g. `/backend-api/codex/responses`) and returns it,
     /// so a test can act the moment a request arrives instead of polling. Requests are handed out
-    /// in arrival order, each once per path; one received before the call is returned at once.
+    /// in arrival order, each once per path; one received before the call (and still kept, see
+    /// ``recordedRequests()``) is returned at once.
     /// The wait has no deadline of its own: bound it in a test (e.g. a `.timeLimit` trait).
     public func nextRequest(path: String) async -> RecordedRequest {
         await services.recorder.next(path: path)

@@ -18,14 +18,14 @@ extension ChappieEmulator.RecordedRequest: CustomStringConvertible, CustomDebugS
     /// `POST /path?query (headers: names…, body: N bytes)`; header values are left out.
     public var description: String {
         let target = path + (query.map { "?" + $0 } ?? "")
-        return "\(method) \(target) (headers: \(headers.map(\.name).joined(separator: ", ")), body: \(body.count) bytes)"
+        return "\(method) \(target) (headers: \(headers.map(\.name).joined(separator: ", ")), body: \(bodyByteCount) bytes)"
     }
     /// Same as ``description``.
     public var debugDescription: String { description }
     /// A mirror with header names only and the body size.
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "method": method, "path": path, "query": query as Any, "headerNames": headers.map(\.name), "bodyBytes": body.count,
+            "method": method, "path": path, "query": query as Any, "headerNames": headers.map(\.name), "bodyBytes": bodyByteCount,
         ])
     }
 }

@@ -3,6 +3,11 @@ import Foundation
 /// A faithful local stand-in for `auth.openai.com` and `chatgpt.com/backend-api`, serving real
 /// HTTP/1.1 (and WebSocket) on a loopback port (PROTOCOL §11, DESIGN §6).
 ///
+/// It answers only requests addressed to it on this machine: `Host` must be `127.0.0.1`,
+/// `localhost` or `[::1]` with its port (a web page using DNS rebinding gets 421), and an `Origin`,
+/// if sent, must be its own (a cross-origin form post to the approval page gets 403). The request
+/// log keeps the last 1,000 requests and the first 1 MiB of each body.
+///
 /// Start one per test with ``start(_:)`` or ``with(_:_:)`` (port 0 picks a free port), point a
 /// client at ``baseURL`` (the OAuth issuer) and ``backendBaseURL``, and call ``shutdown()`` when
 /// done. The emulator is silent: it never prints tokens or anything else.
@@ -76,7 +81,7 @@ public final class ChappieEmulator: Sendable {
         let listener = try SocketListener(port: configuration.port) { request in
             await router.handle(request)
         }
-        services.setIssuer("http://127.0.0.1:\(listener.port)")
+        services.setPort(listener.port)
         return ChappieEmulator(configuration: configuration, listener: listener, services: services)
     }
 

@@ -1,11 +1,16 @@
 /// Maps each request to its endpoint handler after recording it. Unknown paths get the backend's
-/// 404 `{"detail":"Not Found"}`, a known path with another method gets 405 with `Allow`.
+/// 404 `{"detail":"Not Found"}`, a known path with another method gets 405 with `Allow`. A request
+/// not addressed to this emulator (``LoopbackGuard``) is neither recorded nor served: 421 for a
+/// foreign `Host`, 403 for a foreign `Origin`.
 struct EmulatorRouter: Sendable {
     /// The shared state handlers work on.
     let services: EmulatorServices
 
     /// Records and answers one request.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let guardian = LoopbackGuard(port: services.port)
+        guard guardian.acceptsHost(request.header(Wire.host)) else { return .detail(421, Wire.foreignHost) }
+        guard guardian.acceptsOrigin(request.header(Wire.origin)) else { return .detail(403, Wire.foreignOrigin) }
         await services.recorder.record(request)
         guard let route = Wire.routes[request.path] else {
             return .detail(404, Wire.notFound)
@@ -39,6 +44,10 @@ struct EmulatorRouter: Sendable {
     }
 
     private enum Wire {
+        static let host = "Host"
+        static let origin = "Origin"
+        static let foreignHost = "Misdirected Request: the emulator answers only Host 127.0.0.1, localhost or [::1] with its port"
+        static let foreignOrigin = "Forbidden: cross-origin request"
         static let notFound = "Not Found"
         static let methodNotAllowed = "Method Not Allowed"
         static let routes: [String: Route] = [

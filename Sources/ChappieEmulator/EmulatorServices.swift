@@ -21,7 +21,7 @@ final class EmulatorServices: Sendable {
     let webSocketFaults = FaultQueue<ChappieEmulator.WebSocketFault>()
     /// Faults for the next refresh grants.
     let refreshFaults = FaultQueue<ChappieEmulator.RefreshFault>()
-    private let issuerBox = LockedBox("http://127.0.0.1")
+    private let portBox = LockedBox(0)
 
     /// Creates fresh state for `configuration`.
     init(configuration: ChappieEmulator.Configuration) {
@@ -36,9 +36,12 @@ final class EmulatorServices: Sendable {
         self.recorder = RequestRecorder()
     }
 
-    /// The issuer base URL, `http://127.0.0.1:<port>`, known once the socket is bound.
-    var issuer: String { issuerBox.withLock { $0 } }
+    /// The bound port, known once the socket is bound (0 before).
+    var port: Int { portBox.withLock { $0 } }
 
-    /// Records the issuer base URL after binding.
-    func setIssuer(_ issuer: String) { issuerBox.withLock { $0 = issuer } }
+    /// The issuer base URL, `http://127.0.0.1:<port>`, known once the socket is bound.
+    var issuer: String { "http://127.0.0.1:\(port)" }
+
+    /// Records the bound port.
+    func setPort(_ port: Int) { portBox.withLock { $0 = port } }
 }

@@ -35,7 +35,7 @@ public enum ChappieAuthFixtures {
     ) async throws -> ChappieConfiguration {
         var configuration = configuration
         let store = ChappieInMemoryCredentialStore()
-        try await store.saveCredential(credential, for: ChappieCredentialKey(service: configuration.keychainService, account: configuration.keychainAccount))
+        try await store.saveCredential(credential, for: configuration.credentialKey)
         configuration.credentialStore = store
         return configuration
     }

@@ -30,6 +30,7 @@ enum Bench {
         if options.runs("first_delta") { emit(try await PipelineBench.firstDelta(turns: options.quick ? 5 : 20)) }
         if options.runs("connections_per_conversation") { emit(try await PipelineBench.connectionsPerConversation(turns: 20)) }
         if options.runs("slow_consumer_memory") { emit(try PipelineBench.slowConsumer(megabytes: options.quick ? 10 : 100)) }
+        if options.runs("upload_per_conversation") { emit(try await UploadBench.run(turns: options.quick ? 5 : 30)) }
         if options.runs("sse_decode") { emit(try sseDecode(events: options.quick ? 4_000 : 20_000)) }
         if options.runs("expired_token_concurrency") { emit(try await expiredTokenConcurrency(requests: options.quick ? 100 : 1_000)) }
         if options.runs("request_encoding") { emit(requestEncoding(sizes: options.quick ? [10, 1_000] : [10, 1_000, 10_000])) }

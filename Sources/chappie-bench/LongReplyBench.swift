@@ -95,8 +95,7 @@ enum BenchConfiguration {
                                                  endpoints: ChappieEndpoints(authIssuer: issuer, backend: backend), credentialStore: store)
         let credential = ChappieCredential(idToken: tokens.idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                            expiresIn: accessTokenExpiresIn ?? TimeInterval(tokens.expiresIn), obtainedAt: Date())
-        try await store.saveCredential(credential, for: ChappieCredentialKey(service: configuration.keychainService,
-                                                                              account: configuration.keychainAccount))
+        try await store.saveCredential(credential, for: configuration.credentialKey)
         return configuration
     }
 

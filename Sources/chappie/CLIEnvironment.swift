@@ -41,12 +41,18 @@ struct CLIEnvironment {
                 if let value = arguments.option(option) { return (value, "--" + option) }
                 return environment[variable].map { ($0, variable) }
             }
+            // Another issuer gets a credential slot of its own (ChappieConfiguration.credentialKey).
             if let auth = override("auth-url", "CHAPPIE_AUTH_URL") {
                 configuration.endpoints.authIssuer = try url(auth.text, source: auth.source)
-                configuration.keychainService = credentialService(for: configuration.endpoints.authIssuer)
             }
             if let backend = override("backend-url", "CHAPPIE_BACKEND_URL") {
                 configuration.endpoints.backend = try url(backend.text, source: backend.source)
+                // The ChatGPT sign-in is never sent to a backend override alone (ChappieEndpoints).
+                do { try configuration.endpoints.validate() } catch {
+                    guard case .backendNotOfIssuer = error else { throw error }
+                    throw UsageError(message: "\(backend.source) is not ChatGPT's backend, so your ChatGPT sign-in is not sent "
+                                         + "there: also pass --auth-url (or CHAPPIE_AUTH_URL) for that server and sign in to it")
+                }
             }
         }
         return CLIEnvironment(configuration: configuration, emulator: emulator)
@@ -66,17 +72,6 @@ struct CLIEnvironment {
         }
     }
 
-    /// The credential store's service name for sign-ins from `issuer`: the SDK default for the
-    /// real issuer, and one of its own per other issuer (host and port), so signing in to an
-    /// emulator or a proxy never replaces, or sends along, the real ChatGPT credential.
-    static func credentialService(for issuer: URL) -> String {
-        let standard = ChappieEndpoints.openAI.authIssuer
-        guard issuer.host != standard.host || issuer.port != standard.port || issuer.scheme != standard.scheme else {
-            return ChappieConfiguration().keychainService
-        }
-        return ChappieConfiguration().keychainService + ".issuer." + (issuer.host ?? "") + (issuer.port.map { "-\($0)" } ?? "")
-    }
-
     /// Parses an endpoint override given by `source` (the flag or the environment variable, as
     /// named in an error). Tokens travel to these URLs, so plain `http` is accepted only for
     /// loopback hosts (an emulator on this machine). Throws ``UsageError``.
@@ -88,19 +83,11 @@ struct CLIEnvironment {
         guard url.port.map({ (1...65535).contains($0) }) ?? true else {
             throw UsageError(message: "\(source) has port \(url.port ?? 0); a port is a number from 1 to 65535")
         }
-        guard scheme == "https" || isLoopback(host) else {
+        guard ChappieEndpoints.allowsSecrets(to: url) else {
             throw UsageError(message: "\(source) must use https: plain http would send your tokens unencrypted "
-                                 + "(http is allowed only for localhost, 127.0.0.1 and ::1)")
+                                 + "(http is allowed only for localhost, 127.0.0.0/8 and ::1)")
         }
         return url
-    }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        // Literal addresses only: a name such as `127.0.0.1.example.com` may resolve anywhere.
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        var address = in_addr()
-        let isIPv4Literal = inet_pton(AF_INET, bare, &address) == 1
-        return bare == "localhost" || bare == "::1" || (isIPv4Literal && bare.hasPrefix("127."))
     }
 
     /// Stops the in-process emulator, if any.

@@ -17,6 +17,7 @@ enum ChappieCommand {
     }
 
     static func main() async {
+        ProcessHardening.disableCoreDumps()  // before any token is read
         let arguments = Array(CommandLine.arguments.dropFirst())
         let command = Task { await run(arguments) }
         // Ctrl-C (SIGINT) and SIGTERM cancel the running command: requests stop at once and

@@ -124,7 +124,8 @@ struct CLIFindingsTests {
     @Test("with --json, errors are JSON and login prints its outcome", .timeLimit(.minutes(1)))
     func jsonErrorsAndLogin() async throws {
         let environment = CLIProcess.isolatedEnvironment()
-        let signedOut = try await CLIProcess.run(["ask", "hi", "--json", "--backend-url", "http://127.0.0.1:9/backend-api"], environment: environment)
+        let signedOut = try await CLIProcess.run(["ask", "hi", "--json", "--auth-url", "http://127.0.0.1:9", "--backend-url", "http://127.0.0.1:9/backend-api"],
+                                                 environment: environment)
         #expect(signedOut.status == 3)
         let error = try #require(try signedOut.jsonLines().last)
         #expect(error["event"] == "error" && error["exit_status"] == .integer(3))

@@ -95,7 +95,8 @@ struct CLITests {
         let status = try await CLIProcess.run(["status"], environment: environment)
         #expect(status.status == 0)
         #expect(status.stdout.contains("Not signed in"))
-        let ask = try await CLIProcess.run(["ask", "hello", "--backend-url", "http://127.0.0.1:9/backend-api"], environment: environment)
+        let ask = try await CLIProcess.run(["ask", "hello", "--auth-url", "http://127.0.0.1:9", "--backend-url", "http://127.0.0.1:9/backend-api"],
+                                           environment: environment)
         #expect(ask.status == 3)
         #expect(ask.stderr.hasPrefix("chappie: Not signed in"))
     }

@@ -222,10 +222,12 @@ final class WebSocketConnection {
             guard fill(10) else { return .endOfStream }
             length = (2..<10).reduce(UInt64(0)) { $0 << 8 | UInt64(buffer[$1]) }
             offset = 10
+            // The most significant bit of a 64-bit length must be 0 (RFC 6455 §5.2).
+            guard length >> 63 == 0 else { return .violation(Wire.protocolError) }
         }
         guard length < UInt64(Self.maximumMessageBytes) else {
             buffer.removeFirst(offset)
-            discard(4 + length)
+            discard(4 + length)  // no overflow: length < 2^63
             return .violation(Wire.messageTooBig)
         }
         let total = offset + 4 + Int(length)

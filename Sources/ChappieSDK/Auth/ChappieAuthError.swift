@@ -27,6 +27,9 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
     /// The stored session can no longer be renewed (the refresh token was refused or is
     /// missing); the reason is safe to show. The user must sign in again.
     case reauthenticationRequired(String)
+    /// The configured endpoints may not carry a sign-in (plain http to another machine, or a
+    /// foreign backend with the OpenAI issuer); nothing was sent. See ``ChappieEndpoints``.
+    case insecureEndpoint(ChappieEndpointError)
 
     /// True when the user must sign in again: a missing refresh token, or a token endpoint
     /// refusal with status 400, 401 or 403.
@@ -54,6 +57,7 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
         case .signInInProgress: "A sign-in is already in progress."
         case .cancelled: "The sign-in was cancelled."
         case .reauthenticationRequired(let reason): "Please sign in again: \(reason)"
+        case .insecureEndpoint(let error): error.description
         }
     }
 }

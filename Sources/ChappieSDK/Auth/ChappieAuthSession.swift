@@ -108,7 +108,8 @@ public final class ChappieAuthSession {
         do {
             apply(try await manager.reload())
         } catch let error as ChappieClientError {
-            lastError = .credentialStore(error.errorDescription ?? "unreadable")
+            if case .credentialStore(let reason) = error { lastError = .credentialStore(reason) }
+            else { lastError = .credentialStore(error.errorDescription ?? "unreadable") }
             state = .signedOut
         } catch {
             state = .signedOut

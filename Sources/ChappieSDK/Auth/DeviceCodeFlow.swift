@@ -15,15 +15,18 @@ struct DeviceCodeGrant: Sendable, CustomStringConvertible, CustomDebugStringConv
 /// then exchange the authorization code with the server-issued PKCE verifier.
 ///
 /// Polling honours the server's `interval` (a JSON string or number, default 5 s, at least 1 s),
-/// treats 403/404 without a terminal error as pending, backs off on 429 (`Retry-After`) and on
-/// transient failures, and stops at the code's lifetime (at most 15 minutes).
+/// treats 403/404 without a terminal error as pending, backs off on 429 (`Retry-After`: finite,
+/// non-negative seconds, never less than the interval) and on transient failures, and stops at
+/// the code's lifetime (at most 15 minutes).
 struct DeviceCodeFlow: Sendable {
     let endpoints: ChappieEndpoints
     let transport: any HTTPTransport
     let time: ChappieTimeSource
 
-    /// Asks for a user code. Throws ``ChappieAuthError``.
+    /// Asks for a user code. Throws ``ChappieAuthError``: `.insecureEndpoint` before anything is
+    /// sent when the endpoints may not carry tokens (``ChappieEndpoints/validate()``).
     func requestCode() async throws -> DeviceCodeGrant {
+        if let violation = endpoints.violation { throw ChappieAuthError.insecureEndpoint(violation) }
         let body: ChappieJSONValue = [Wire.clientID: .string(OAuthClient.id)]
         let request = HTTPRequest(method: "POST", url: endpoints.deviceUserCode,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
@@ -56,6 +59,7 @@ struct DeviceCodeFlow: Sendable {
     /// Polls until the user approves, then exchanges the code. Throws ``ChappieAuthError`` or
     /// `CancellationError`.
     func awaitCredential(for grant: DeviceCodeGrant) async throws -> ChappieCredential {
+        if let violation = endpoints.violation { throw ChappieAuthError.insecureEndpoint(violation) }
         let body: ChappieJSONValue = [Wire.deviceAuthID: .string(grant.deviceAuthID), Wire.userCode: .string(grant.code.userCode)]
         let request = HTTPRequest(method: "POST", url: endpoints.deviceToken,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
@@ -93,7 +97,9 @@ struct DeviceCodeFlow: Sendable {
                 if let terminal = Self.terminalError(error, status: status, pendingAllowed: true) { throw terminal }
                 transientFailures = 0
             case 429:
-                let retryAfter = response.head.header("retry-after").flatMap(TimeInterval.init) ?? grant.code.pollingInterval * 2
+                // Only a finite, non-negative number of seconds counts: `nan` once made a busy loop.
+                let retryAfter = ChappieRateLimitBackoffPolicy.retryAfterSeconds(response.head.header("retry-after"))
+                    ?? grant.code.pollingInterval * 2
                 wait = min(max(retryAfter, grant.code.pollingInterval), Policy.maximumPollWait)
             case 500...:
                 transientFailures += 1
@@ -117,14 +123,17 @@ struct DeviceCodeFlow: Sendable {
         return pendingAllowed ? nil : .tokenExchangeFailed(status: status, code: error.code)
     }
 
-    private func parseGrant(_ data: Data) throws -> DeviceCodeGrant {
+    /// Reads a user-code response (PROTOCOL §1.1). Throws ``ChappieAuthError/invalidResponse(_:)``.
+    func parseGrant(_ data: Data) throws -> DeviceCodeGrant {
         guard let object = (try? ChappieJSONValue(jsonData: data))?.objectValue,
               let deviceAuthID = object[Wire.deviceAuthID]?.stringValue, !deviceAuthID.isEmpty,
               let userCode = (object[Wire.userCode] ?? object[Wire.userCodeAlias])?.stringValue, !userCode.isEmpty
         else { throw ChappieAuthError.invalidResponse("the user-code response lacks device_auth_id or user_code") }
         Redaction.register(deviceAuthID)
         let interval = object[Wire.interval].flatMap { $0.doubleValue ?? $0.stringValue.flatMap(Double.init) }
-        let pollingInterval = max(Policy.minimumInterval, interval ?? Policy.defaultInterval)
+        // A finite interval from 1 s to the longest poll wait; `nan` or `inf` falls back to the default.
+        let pollingInterval = min(max(Policy.minimumInterval, interval.flatMap { $0.isFinite ? $0 : nil } ?? Policy.defaultInterval),
+                                  Policy.maximumPollWait)
         let now = time.now()
         let latest = now.addingTimeInterval(Policy.maximumLifetime)
         var expiresAt = latest

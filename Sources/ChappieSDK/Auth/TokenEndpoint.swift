@@ -32,8 +32,10 @@ struct TokenEndpoint: Sendable {
     let transport: any HTTPTransport
 
     /// Exchanges a device-flow authorization code with the server-issued verifier (form-encoded,
-    /// PROTOCOL §1.3). Throws ``ChappieAuthError``.
+    /// PROTOCOL §1.3). Throws ``ChappieAuthError`` (`.insecureEndpoint` before sending anything
+    /// when the issuer may not carry secrets, ``ChappieEndpoints/validate()``).
     func exchange(authorizationCode: String, codeVerifier: String, now: Date) async throws -> ChappieCredential {
+        if let violation = endpoints.issuerViolation { throw ChappieAuthError.insecureEndpoint(violation) }
         let form = [
             (Wire.grantType, Wire.authorizationCode), (Wire.code, authorizationCode),
             (Wire.redirectURI, endpoints.deviceRedirect.absoluteString), (Wire.clientID, OAuthClient.id),
@@ -58,8 +60,10 @@ struct TokenEndpoint: Sendable {
     }
 
     /// Spends `refreshToken` for new tokens (JSON body, as the Codex CLI sends it, PROTOCOL §2.1).
-    /// Throws ``RefreshFailure``.
+    /// Throws ``RefreshFailure``, or ``ChappieClientError/insecureEndpoint(_:)`` before sending
+    /// anything when the issuer may not carry secrets.
     func refresh(refreshToken: String) async throws -> TokenResponse {
+        if let violation = endpoints.issuerViolation { throw ChappieClientError.insecureEndpoint(violation) }
         let body: ChappieJSONValue = [Wire.clientID: .string(OAuthClient.id), Wire.grantType: .string(Wire.refreshToken),
                                       Wire.refreshToken: .string(refreshToken)]
         let request = HTTPRequest(method: "POST", url: endpoints.token,
@@ -82,8 +86,10 @@ struct TokenEndpoint: Sendable {
         return tokens
     }
 
-    /// Revokes `token` best-effort (JSON body, PROTOCOL §2.6); failures are ignored.
+    /// Revokes `token` best-effort (JSON body, PROTOCOL §2.6); failures are ignored, and nothing is
+    /// sent when the issuer may not carry secrets.
     func revoke(token: String, hint: String) async {
+        guard endpoints.issuerViolation == nil else { return }
         var body: [String: ChappieJSONValue] = [Wire.token: .string(token), Wire.tokenTypeHint: .string(hint)]
         if hint == Wire.refreshToken { body[Wire.clientID] = .string(OAuthClient.id) }
         let request = HTTPRequest(method: "POST", url: endpoints.revoke, headers: [("Content-Type", "application/json")],

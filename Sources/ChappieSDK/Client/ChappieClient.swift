@@ -34,7 +34,7 @@ public actor ChappieClient {
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
     private var modelCatalog: ModelCatalogCache?
-    private var turnInProgress = false
+    private var turnInProgress: Bool
     private var turnWaiters: [CheckedContinuation<Void, Never>] = []
     /// Context changes asked for from inside the running turn (a tool handler): applied after it.
     private var deferredChanges: [@Sendable (inout ChappieClientContext, Date) -> Void] = []
@@ -52,11 +52,9 @@ public actor ChappieClient {
                 toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
         self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
                   transport: HTTPTransports.platformDefault(), webSockets: WebSocketConnectors.platformDefault(), timeSource: timeSource,
-                  compressesRequests: !LoopbackAddress.isLoopback(host: configuration.endpoints.backend.host))
-        let policy = configuration.streamingTransportPolicy
-        if policy.prefersWebSocket && policy.prewarmsWebSocket {
-            Task { [weak self] in await self?.prewarm() }
-        }
+                  compressesRequests: !LoopbackAddress.isLoopback(host: configuration.endpoints.backend.host),
+                  prewarmsWebSocket: configuration.streamingTransportPolicy.prefersWebSocket
+                      && configuration.streamingTransportPolicy.prewarmsWebSocket)
     }
 
     /// The client with explicit transports (tests and benchmarks). `compressesRequests`: send
@@ -65,8 +63,11 @@ public actor ChappieClient {
     /// backend but a local one (the emulator).
     init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,
          transport: any HTTPTransport, webSockets: any WebSocketConnector = WebSocketConnectors.platformDefault(),
-         timeSource: ChappieTimeSource, compressesRequests: Bool = false) {
+         timeSource: ChappieTimeSource, compressesRequests: Bool = false, prewarmsWebSocket: Bool = false) {
         self.compressesRequests = compressesRequests
+        // The prewarm holds the turn slot from the start, so the first turn always goes after it
+        // (and on top of it), however soon it is started.
+        turnInProgress = prewarmsWebSocket
         self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
@@ -78,6 +79,7 @@ public actor ChappieClient {
         let now = timeSource.now()
         state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
                                      model: configuration.model, transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
+        if prewarmsWebSocket { Task { [weak self] in await self?.prewarmHoldingTurn() } }
     }
 
     // MARK: Conversation
@@ -252,10 +254,9 @@ public actor ChappieClient {
     }
 
     /// Warms the WebSocket before the first turn (see ``ChappieStreamingTransportPolicy/prewarmsWebSocket``):
-    /// the request the next turn would make, with no input. Runs in turn order, so a turn started
-    /// meanwhile waits the few milliseconds it takes.
-    private func prewarm() async {
-        await enterTurn()
+    /// the request the next turn would make, with no input. It holds the turn slot, taken in the
+    /// initializer, so a turn started meanwhile waits the few milliseconds it takes.
+    private func prewarmHoldingTurn() async {
         defer { leaveTurn() }
         guard (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
         let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,

@@ -43,6 +43,9 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     case invalidResponse(String)
     /// The credential store failed.
     case credentialStore(String)
+    /// The configured endpoints may not carry the credential (plain http to another machine, or a
+    /// foreign backend with the OpenAI issuer); nothing was sent. See ``ChappieEndpoints``.
+    case insecureEndpoint(ChappieEndpointError)
 
     /// True when signing in again is the only way forward.
     public var requiresReauthentication: Bool {
@@ -79,6 +82,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .network(let message, _): "Network error: \(message)"
         case .invalidResponse(let message): "Unexpected answer from the server: \(message)"
         case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
+        case .insecureEndpoint(let error): error.description
         }
     }
 }

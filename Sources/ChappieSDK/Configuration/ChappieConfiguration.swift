@@ -2,9 +2,11 @@ import Foundation
 
 /// Everything that governs one signed-in user's use of Chappie. Build the auth session and the
 /// client from the same configuration: they find the credential through
-/// (`credentialStore`, `keychainService`, `keychainAccount`).
+/// (`credentialStore`, ``credentialKey``), the key being (`keychainService`, `keychainAccount`)
+/// qualified by the issuer when it is not OpenAI's.
 public struct ChappieConfiguration: Sendable {
-    /// Namespace of the stored credential (Keychain service on Apple platforms, folder on Linux).
+    /// Namespace of the stored credential (Keychain service on Apple platforms, folder on Linux);
+    /// qualified by the issuer when it is not OpenAI's (see ``credentialKey``).
     public var keychainService: String
     /// Credential slot inside the service; use one per app user to keep accounts apart.
     public var keychainAccount: String
@@ -81,9 +83,18 @@ public struct ChappieConfiguration: Sendable {
     /// The SDK's logger for this configuration.
     var logger: Logger { Logger(sink: logSink) }
 
-    /// The credential slot this configuration reads and writes.
-    var credentialKey: ChappieCredentialKey {
-        ChappieCredentialKey(service: keychainService, account: keychainAccount)
+    /// The credential slot this configuration reads and writes: (`keychainService`,
+    /// `keychainAccount`) with the OpenAI issuer. With any other issuer the service is qualified by
+    /// that issuer, `<keychainService>.issuer.<scheme>://<host>:<port><path>` (for an emulator
+    /// `com.chappie.sdk.issuer.http://127.0.0.1:8765`), so a sign-in through an emulator or a proxy
+    /// never replaces the ChatGPT sign-in, and the ChatGPT tokens are never sent to another issuer
+    /// or its backend. Seed test credentials under this key.
+    public var credentialKey: ChappieCredentialKey {
+        let issuer = ChappieEndpoints.base(of: endpoints.authIssuer)
+        guard issuer != ChappieEndpoints.base(of: ChappieEndpoints.openAI.authIssuer) else {
+            return ChappieCredentialKey(service: keychainService, account: keychainAccount)
+        }
+        return ChappieCredentialKey(service: keychainService + Wire.issuerQualifier + issuer, account: keychainAccount)
     }
 
     /// The store a configuration uses when none is given.
@@ -95,5 +106,10 @@ public struct ChappieConfiguration: Sendable {
         #else
         ChappieFileCredentialStore.shared
         #endif
+    }
+
+    private enum Wire {
+        /// Joins the service and the issuer in ``credentialKey``.
+        static let issuerQualifier = ".issuer."
     }
 }

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The two servers Chappie talks to: the OAuth issuer and the ChatGPT backend.
 ///
@@ -6,13 +13,36 @@ import Foundation
 /// token and revoke endpoints, and `https://chatgpt.com/backend-api` for model traffic
 /// (`/codex/responses`, `/codex/models`) and account data (`/wham/usage`). The emulator hands out
 /// its own loopback URLs.
+///
+/// ## Where tokens may go
+///
+/// Two rules, both in ``validate()``:
+/// - **Encrypted or local only.** Tokens, authorization codes and code verifiers travel to these
+///   URLs, so the issuer, the backend and the WebSocket URL derived from the backend must use
+///   `https` (`wss`), or plain `http` (`ws`) to this machine only: a literal loopback address
+///   (`127.0.0.0/8`, `::1`) or `localhost`. A name such as `127.0.0.1.example.com` is not loopback:
+///   it may resolve anywhere.
+/// - **A ChatGPT sign-in stays with ChatGPT.** With the OpenAI issuer, the backend must be the
+///   OpenAI backend: a backend override alone (a stale environment variable, a mistyped setting)
+///   would otherwise send the user's ChatGPT tokens to another server. Point both at the other
+///   server instead; a configuration with another issuer keeps its credential in a slot of its own
+///   (``ChappieConfiguration/credentialKey``), so it never sees the ChatGPT sign-in.
+///
+/// The rules are checked at first use, not at construction: the initializer and the properties
+/// stay non-throwing (a throwing initializer would break every existing caller, and assigning a
+/// property or decoding from JSON would bypass it anyway). Every sign-in and every backend
+/// request checks both rules, and every token refresh and revocation checks the issuer, before
+/// anything leaves the process; a violation fails with ``ChappieAuthError/insecureEndpoint(_:)``
+/// or ``ChappieClientError/insecureEndpoint(_:)`` (a revocation is skipped).
+/// Call ``validate()`` yourself to report a bad setting earlier.
 public struct ChappieEndpoints: Sendable, Hashable, Codable {
     /// Base URL of the OAuth issuer, e.g. `https://auth.openai.com`.
     public var authIssuer: URL
     /// Base URL of the backend API, e.g. `https://chatgpt.com/backend-api`.
     public var backend: URL
 
-    /// Creates endpoints from an issuer and a backend base URL.
+    /// Creates endpoints from an issuer and a backend base URL. Nothing is checked here: see
+    /// ``validate()`` for when and how the URLs are checked.
     public init(authIssuer: URL, backend: URL) {
         self.authIssuer = authIssuer
         self.backend = backend
@@ -23,6 +53,100 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
         authIssuer: URL(string: "https://auth.openai.com")!,
         backend: URL(string: "https://chatgpt.com/backend-api")!
     )
+
+    /// Which of the endpoints a ``ChappieEndpointError`` is about.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        /// The OAuth issuer (``ChappieEndpoints/authIssuer``).
+        case authIssuer = "auth issuer"
+        /// The backend (``ChappieEndpoints/backend``).
+        case backend
+        /// The Responses WebSocket URL derived from the backend (`https` → `wss`, `http` → `ws`).
+        case webSocket = "WebSocket"
+    }
+
+    /// Checks both rules of ``ChappieEndpoints`` ("Where tokens may go"): every URL is `https`/`wss`
+    /// or plain to loopback, and the OpenAI issuer is paired with the OpenAI backend.
+    /// Throws ``ChappieEndpointError``; the SDK calls it before every request that carries a secret.
+    public func validate() throws(ChappieEndpointError) {
+        if let violation { throw violation }
+    }
+
+    /// The first rule these endpoints break, or nil when tokens may go to them (``validate()``).
+    var violation: ChappieEndpointError? {
+        for (role, url) in [(Role.authIssuer, authIssuer), (.backend, backend), (.webSocket, responsesWebSocket)]
+        where !Self.allowsSecrets(to: url) {
+            return .insecureTransport(role: role, origin: Self.origin(of: url))
+        }
+        if Self.origin(of: authIssuer) == Self.origin(of: Self.openAI.authIssuer),
+           Self.base(of: backend) != Self.base(of: Self.openAI.backend) {
+            return .backendNotOfIssuer(backend: Self.origin(of: backend))
+        }
+        return nil
+    }
+
+    /// The issuer's part of ``violation``: whether the issuer itself may receive secrets (codes,
+    /// verifiers, refresh tokens), whatever the backend.
+    var issuerViolation: ChappieEndpointError? {
+        Self.allowsSecrets(to: authIssuer) ? nil : .insecureTransport(role: .authIssuer, origin: Self.origin(of: authIssuer))
+    }
+
+    /// Whether a token may be sent to `url`: true for `https` and `wss`, and for `http` and `ws`
+    /// only when the host is a literal loopback address (`127.0.0.0/8`, `::1`) or `localhost`.
+    /// Every other scheme is false. The one implementation of the rule, used by the CLI too.
+    public static func allowsSecrets(to url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return false }
+        switch scheme {
+        case Wire.https, Wire.wss: return true
+        case Wire.http, Wire.ws: return isLoopback(host: host)
+        default: return false
+        }
+    }
+
+    /// Whether `host` names this machine without a name lookup: `localhost`, a dotted-quad IPv4
+    /// literal in `127.0.0.0/8`, or the IPv6 literal `::1` (with or without brackets).
+    static func isLoopback(host: String) -> Bool {
+        var bare = host.lowercased()
+        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
+        if bare == Wire.localhost { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, bare, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+        }
+        return false
+    }
+
+    /// `scheme://host:port` with the scheme and host lower-cased and the default port spelled
+    /// out: what identifies a server. No user info, path or query, so it is safe in a message.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        var host = url.host?.lowercased() ?? ""
+        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        let port = url.port ?? Wire.defaultPorts[scheme]
+        return "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")
+    }
+
+    /// ``origin(of:)`` plus the path without a trailing slash: what identifies a base URL.
+    static func base(of url: URL) -> String {
+        var path = url.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return origin(of: url) + path
+    }
+
+    /// The WebSocket form of `url`: `https` becomes `wss`, `http` becomes `ws` (PROTOCOL §6);
+    /// any other scheme is kept, so ``allowsSecrets(to:)`` refuses it.
+    static func webSocketURL(for url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        switch components.scheme?.lowercased() {
+        case Wire.https: components.scheme = Wire.wss
+        case Wire.http: components.scheme = Wire.ws
+        default: break
+        }
+        return components.url ?? url
+    }
 
     /// `POST` here to request a user code (PROTOCOL §1.1).
     var deviceUserCode: URL { authIssuer.appending(path: "api/accounts/deviceauth/usercode") }
@@ -38,10 +162,46 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     var revoke: URL { authIssuer.appending(path: "oauth/revoke") }
     /// `POST` Responses requests here (PROTOCOL §4.1).
     var responses: URL { backend.appending(path: "codex/responses") }
+    /// The Responses WebSocket: ``responses`` with `wss` (or `ws`) (PROTOCOL §6).
+    var responsesWebSocket: URL { Self.webSocketURL(for: responses) }
     /// `POST` remote compaction requests here (PROTOCOL §9).
     var compact: URL { backend.appending(path: "codex/responses/compact") }
     /// `GET` the model catalog here (PROTOCOL §8).
     var models: URL { backend.appending(path: "codex/models") }
     /// `GET` the usage snapshot here (PROTOCOL §7.2).
     var usage: URL { backend.appending(path: "wham/usage") }
+
+    private enum Wire {
+        static let https = "https"
+        static let http = "http"
+        static let wss = "wss"
+        static let ws = "ws"
+        static let localhost = "localhost"
+        static let defaultPorts = ["https": 443, "wss": 443, "http": 80, "ws": 80]
+    }
+}
+
+/// Why ``ChappieEndpoints`` may not carry a token (its "Where tokens may go" rules).
+/// Messages name the server (`scheme://host:port`), never a path, query or user info.
+public enum ChappieEndpointError: Error, Sendable, Hashable, LocalizedError, CustomStringConvertible {
+    /// The endpoint in `role`, at `origin`, is neither `https` nor plain `http` to a loopback address.
+    case insecureTransport(role: ChappieEndpoints.Role, origin: String)
+    /// The OpenAI issuer is paired with another backend (at `backend`), which would receive the
+    /// user's ChatGPT tokens.
+    case backendNotOfIssuer(backend: String)
+
+    /// One line saying what is wrong and how to fix it.
+    public var errorDescription: String? {
+        switch self {
+        case .insecureTransport(let role, let origin):
+            "The \(role.rawValue) \(origin) must use https: plain http would send tokens unencrypted "
+                + "(http is allowed only for localhost, 127.0.0.0/8 and ::1)."
+        case .backendNotOfIssuer(let backend):
+            "The backend \(backend) is not ChatGPT's, so a ChatGPT sign-in is not sent there: "
+                + "point the auth issuer at the same server to sign in there."
+        }
+    }
+
+    /// Same as ``errorDescription``.
+    public var description: String { errorDescription ?? "insecure endpoint" }
 }

@@ -35,10 +35,18 @@ public struct ChappieRateLimitBackoffPolicy: Sendable, Hashable, Codable {
 
     /// Seconds to wait before retry `attempt` (1-based), given an optional `Retry-After` value in seconds.
     public func delay(forRetry attempt: Int, retryAfter: TimeInterval?) -> TimeInterval {
-        if respectsRetryAfterHeader, let retryAfter, retryAfter >= 0 {
+        if respectsRetryAfterHeader, let retryAfter, retryAfter.isFinite, retryAfter >= 0 {
             return min(retryAfter, maximumDelay)
         }
         let exponent = Double(max(0, attempt - 1))
         return min(initialDelay * pow(2, exponent), maximumDelay)
+    }
+
+    /// The delta-seconds of a `Retry-After` header value (RFC 9110 §10.2.3), or nil when it is
+    /// absent or not a finite, non-negative number (`nan`, `inf`, `-1`, an HTTP date).
+    static func retryAfterSeconds(_ value: String?) -> TimeInterval? {
+        guard let value, let seconds = TimeInterval(value.trimmingCharacters(in: .whitespaces)),
+              seconds.isFinite, seconds >= 0 else { return nil }
+        return seconds
     }
 }

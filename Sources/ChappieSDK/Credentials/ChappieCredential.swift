@@ -2,10 +2,14 @@ import Foundation
 
 /// The tokens of one signed-in ChatGPT account, as issued by the token endpoint (PROTOCOL §1.3, §2.2).
 ///
-/// Apps never read the tokens: the properties are internal, and `description`,
-/// `debugDescription` and the mirror show only non-secret facts. A custom
-/// ``ChappieCredentialStore`` persists it through `Codable`.
-public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConvertible,
+/// Apps never read the tokens: the properties are internal, `description`, `debugDescription` and
+/// the mirror show only non-secret facts, and the type is `Decodable` but not `Encodable`, so app
+/// code cannot serialize a credential to read them either. The SDK's stores write it through an
+/// internal encoding. A custom ``ChappieCredentialStore`` must persist tokens, so it opts in
+/// explicitly with `@_spi(ChappieCredentialStorage) import ChappieSDK` and calls
+/// ``encodedForStorage()``; it reads the data back with `JSONDecoder` (or
+/// ``init(storageData:)``). Such a store sees the tokens by design: keep it small and reviewed.
+public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
 {
     let idToken: String
@@ -48,6 +52,37 @@ public struct ChappieCredential: Sendable, Codable, Equatable, CustomStringConve
         obtainedAt = try container.decode(Date.self, forKey: .obtainedAt)
         reauthenticationReason = try container.decodeIfPresent(String.self, forKey: .reauthenticationReason)
         registerSecrets()
+    }
+
+    /// Decodes the data ``encodedForStorage()`` produced. Throws `DecodingError` for anything else.
+    public init(storageData data: Data) throws {
+        self = try JSONDecoder().decode(ChappieCredential.self, from: data)
+    }
+
+    /// The credential as JSON (sorted keys) for a credential store: the only way to serialize it,
+    /// behind SPI because the data holds the tokens. Throws `EncodingError` (not in practice).
+    @_spi(ChappieCredentialStorage)
+    public func encodedForStorage() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(StoredForm(self))
+    }
+
+    /// The encodable twin of a credential, internal so that app code cannot encode one.
+    private struct StoredForm: Encodable {
+        let credential: ChappieCredential
+        init(_ credential: ChappieCredential) { self.credential = credential }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(credential.idToken, forKey: .idToken)
+            try container.encode(credential.accessToken, forKey: .accessToken)
+            try container.encodeIfPresent(credential.refreshToken, forKey: .refreshToken)
+            try container.encodeIfPresent(credential.accountID, forKey: .accountID)
+            try container.encodeIfPresent(credential.accessTokenExpiresAt, forKey: .accessTokenExpiresAt)
+            try container.encode(credential.obtainedAt, forKey: .obtainedAt)
+            try container.encodeIfPresent(credential.reauthenticationReason, forKey: .reauthenticationReason)
+        }
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -56,6 +56,9 @@ public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStrin
     case insecurePermissions(String)
     /// The path is a symbolic link; it was not followed.
     case symbolicLinkRefused(String)
+    /// A folder above the credential (`path`) could let another user swap it or plant files in
+    /// it; `reason` says why (owner, mode) and how to fix it. Nothing was read or written.
+    case insecureFolder(path: String, reason: String)
     /// An operating-system error, with its message.
     case io(String)
     /// The system credential service cannot be used: its library is not installed, it is not
@@ -67,7 +70,8 @@ public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStrin
     public var description: String {
         switch self {
         case .corrupt(let detail): "stored credential is unreadable: \(detail)"
-        case .insecurePermissions(let path): "credential file \(path) is accessible to other users; refusing to use it"
+        case .insecurePermissions(let path): "credential file \(path) is accessible to, or owned by, other users; refusing to use it"
+        case .insecureFolder(let path, let reason): "credential folder \(path) \(reason); refusing to use it"
         case .symbolicLinkRefused(let path): "credential path \(path) is a symbolic link; refusing to follow it"
         case .io(let detail): "credential store I/O failed: \(detail)"
         case .unavailable(let detail): "credential store unavailable: \(detail)"

@@ -62,7 +62,7 @@ public struct ChappieSecretServiceCredentialStore: ChappieCredentialStore {
         let secret = try await perform { library throws(ChappieCredentialStoreError) in try library.lookup(schema: schema, attributes: attributes) }
         guard let secret else { return nil }
         do {
-            return try JSONDecoder().decode(ChappieCredential.self, from: Data(secret.utf8))
+            return try ChappieCredential(storageData: Data(secret.utf8))
         } catch {
             throw ChappieCredentialStoreError.corrupt("the Secret Service item for \(key) is not a Chappie credential")
         }
@@ -73,7 +73,7 @@ public struct ChappieSecretServiceCredentialStore: ChappieCredentialStore {
     public func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws {
         let data: Data
         do {
-            data = try Self.encoder.encode(credential)
+            data = try credential.encodedForStorage()
         } catch {
             throw ChappieCredentialStoreError.io("the credential could not be encoded")
         }
@@ -118,12 +118,6 @@ public struct ChappieSecretServiceCredentialStore: ChappieCredentialStore {
         }
         return try outcome.get()
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
 
     /// The item attributes, as other Secret Service clients (`secret-tool`, Seahorse) see them.
     private enum Wire {

@@ -9,28 +9,44 @@ import Darwin
 /// same folder, taken without ever blocking a cooperative-pool or Dispatch thread.
 ///
 /// Callers in one process first queue on an in-process async lock keyed by the file's path, so
-/// at most one of them waits in the kernel at a time; that one tries a non-blocking `flock`
-/// first and only waits on a dedicated thread (``BlockingCall``) when another process holds it.
-/// The kernel drops the lock if the process dies, so a crashed holder never wedges the folder.
+/// at most one of them waits on the file at a time; that one tries a non-blocking `flock` and,
+/// while another process holds it, tries again after short pauses (5 ms doubling to 100 ms). A
+/// blocking `flock` cannot be interrupted, so polling is what lets a wait end the moment the task
+/// is cancelled (Ctrl-C) or when the timeout passes. The kernel drops the lock if the process
+/// dies, so a crashed holder never wedges the folder.
+///
+/// The lock file is opened without following links or blocking, and must be a regular file owned
+/// by this user: one planted by another user (or a FIFO) is refused, not used.
 package enum AdvisoryFileLock {
     /// Why the lock could not be taken.
     package enum Failure: Error, Sendable, Equatable {
-        /// `open(2)` refused the lock file; `symbolicLink` when it is a link (`ELOOP`).
+        /// `open(2)` refused the lock file (`symbolicLink` when it is a link, `ELOOP`), or it is
+        /// not a regular file owned by this user.
         case open(reason: String, symbolicLink: Bool)
-        /// `flock(2)` failed with something other than `EINTR`.
+        /// `flock(2)` failed with something other than `EINTR`, or another process held the lock
+        /// past the timeout.
         case lock(reason: String)
     }
 
+    /// The longest wait for another process's lock when the caller names none: 60 seconds.
+    package static let defaultTimeout: Duration = .seconds(60)
+
     /// Runs `body` holding the lock on the file at `path` (created 0600 if missing, links refused).
-    /// The lock is released when `body` returns or throws. Throws ``Failure`` or what `body` throws.
+    /// The lock is released when `body` returns or throws. Waiting for another process ends with
+    /// `CancellationError` when the task is cancelled, and with ``Failure/lock(reason:)`` when that
+    /// process holds the lock for longer than `timeout`; a free lock is taken even by a cancelled
+    /// task, and a wait behind another caller of this process lasts as long as that caller's (whose
+    /// own wait for another process ends the same way). Throws ``Failure``, `CancellationError` or
+    /// what `body` throws.
     package static func withLock<Result>(
         path: String,
+        timeout: Duration = defaultTimeout,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async throws -> Result {
         await InProcessLocks.shared.acquire(path)
         do {
-            let result = try await holdingFileLock(path: path, body)
+            let result = try await holdingFileLock(path: path, timeout: timeout, body)
             await InProcessLocks.shared.release(path)
             return result
         } catch {
@@ -41,23 +57,61 @@ package enum AdvisoryFileLock {
 
     private static func holdingFileLock<Result>(
         path: String,
+        timeout: Duration,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = try openLockFile(path)
+        defer { close(descriptor) }
+        try await waitForLock(descriptor, timeout: timeout)
+        defer { flock(descriptor, LOCK_UN) }
+        return try await body()
+    }
+
+    /// Opens (creating `0600`) the lock file and checks that it is a regular file of this user's.
+    private static func openLockFile(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else {
             let code = errno
             throw Failure.open(reason: String(cString: strerror(code)), symbolicLink: code == ELOOP)
         }
-        defer { close(descriptor) }
-        var failure = lock(descriptor, LOCK_EX | LOCK_NB)
-        if failure == EWOULDBLOCK {
-            // Another process holds it: wait in the kernel on a thread of our own.
-            failure = await BlockingCall.run { lock(descriptor, LOCK_EX) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure.open(reason: String(cString: strerror(code)), symbolicLink: false)
         }
-        if failure != 0 { throw Failure.lock(reason: String(cString: strerror(failure))) }
-        defer { flock(descriptor, LOCK_UN) }
-        return try await body()
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw Failure.open(reason: "the lock file is not a regular file", symbolicLink: false)
+        }
+        guard info.st_uid == geteuid() else {
+            close(descriptor)
+            throw Failure.open(reason: "the lock file belongs to another user (uid \(info.st_uid))", symbolicLink: false)
+        }
+        return descriptor
+    }
+
+    /// Takes the `flock`, polling while another process holds it. Throws `CancellationError` or
+    /// ``Failure/lock(reason:)``.
+    private static func waitForLock(_ descriptor: Int32, timeout: Duration) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = Polling.firstPause
+        while true {
+            let failure = lock(descriptor, LOCK_EX | LOCK_NB)
+            if failure == 0 { return }
+            guard failure == EWOULDBLOCK else { throw Failure.lock(reason: String(cString: strerror(failure))) }
+            // Only a wait is cancelled: a free lock is taken even by a cancelled task, which may be
+            // storing what the cancellation left behind.
+            try Task.checkCancellation()
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                throw Failure.lock(reason: "another process held the lock for more than \(timeout.components.seconds) s")
+            }
+            try await Task.sleep(for: min(pause, remaining))
+            pause = min(pause * 2, Polling.longestPause)
+        }
     }
 
     /// `flock` retried across signals; 0 on success, otherwise the `errno` it failed with.
@@ -66,6 +120,13 @@ package enum AdvisoryFileLock {
             if errno != EINTR { return errno }
         }
         return 0
+    }
+
+    /// Pauses between tries while another process holds the lock: short at first, so a lock
+    /// released soon is taken soon, and never long, so the wait ends soon after the holder lets go.
+    private enum Polling {
+        static let firstPause: Duration = .milliseconds(5)
+        static let longestPause: Duration = .milliseconds(100)
     }
 }
 

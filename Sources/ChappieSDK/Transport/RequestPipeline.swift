@@ -40,8 +40,13 @@ struct RequestPipeline: Sendable {
     /// throws a ``BackendFailure`` to have it handled here (a 401 refreshes once, a 429 waits per
     /// the rate-limit policy, a transient failure retries per the transient policy; past the
     /// budget, or for a terminal failure, the failure's ``BackendFailure/finalError`` is thrown);
-    /// any other error ends the call as it is. Throws ``ChappieClientError`` or `CancellationError`.
+    /// any other error ends the call as it is. Throws ``ChappieClientError`` (`.insecureEndpoint`
+    /// before anything is sent to an endpoint ``ChappieEndpoints`` does not allow) or
+    /// `CancellationError`.
     func perform<Success: Sendable>(_ call: String, _ attempt: (Authorization) async throws -> Success) async throws -> Success {
+        // Tokens go only where ChappieEndpoints allows (https, or http to a loopback address),
+        // for every call this pipeline makes, WebSocket handshakes included.
+        if let violation = endpoints.violation { throw ChappieClientError.insecureEndpoint(violation) }
         var authorization = try await credentials.authorization(credentialContext)
         var refreshed = false
         var rateLimitRetries = 0

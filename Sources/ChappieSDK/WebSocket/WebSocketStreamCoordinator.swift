@@ -120,7 +120,7 @@ struct WebSocketStreamCoordinator: Sendable {
             if idle.isUsable(accountID: authorization.accountID, signOutMark: mark, now: pipeline.time.now()) { return idle }
             idle.connection.close(code: Wire.normalClosure)
         }
-        let url = Self.webSocketURL(pipeline.endpoints.responses)
+        let url = pipeline.endpoints.responsesWebSocket
         let headers = pipeline.standardHeaders(sessionID: sessionID).filter { $0.name != "Accept" && $0.name != "Content-Type" }
             + [WebSocketLimits.betaHeader]
         let timeout = pipeline.policy.webSocketConnectTimeout
@@ -141,13 +141,6 @@ struct WebSocketStreamCoordinator: Sendable {
     /// request's input must start with).
     static func replayed(_ items: [ChappieJSONValue]) -> [ChappieJSONValue] {
         items.compactMap(ChappieTranscriptItem.fromOutputItem).map(\.inputItem)
-    }
-
-    /// `http(s)://…` → `ws(s)://…`.
-    static func webSocketURL(_ url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        components.scheme = components.scheme == "https" ? "wss" : "ws"
-        return components.url ?? url
     }
 
     private enum Wire {

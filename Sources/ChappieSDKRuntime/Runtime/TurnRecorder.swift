@@ -73,6 +73,7 @@ struct TurnRecorder {
         return ChappieThreadTurn(id: id, input: input, startedAt: startedAt, endedAt: endedAt, status: status,
                                  model: completed?.model, responseID: completed?.id, outputText: completed?.outputText ?? shownText,
                                  reasoningSummary: completed?.reasoningSummary ?? "", items: completed?.items ?? [],
-                                 toolCalls: calls, approvals: approvals, usage: response?.usage, failure: failure)
+                                 toolCalls: calls, approvals: approvals, usage: response?.usage, failure: failure,
+                                 transport: completed?.transport)
     }
 }

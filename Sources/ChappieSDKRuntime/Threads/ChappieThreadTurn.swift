@@ -45,6 +45,8 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
     public var usage: ChappieTokenUsage?
     /// Why the turn did not complete; nil for a completed turn.
     public var failure: ChappieThreadTurnFailure?
+    /// The transport the turn's last response streamed over, when it completed.
+    public var transport: ChappieStreamingTransport?
 
     /// True when ``outputText`` is a reply cut short: text shown before the turn failed or was
     /// cancelled.
@@ -55,7 +57,7 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
                 model: String? = nil, responseID: String? = nil, outputText: String = "", reasoningSummary: String = "",
                 items: [ChappieJSONValue] = [], toolCalls: [ChappieRuntimeToolCall] = [],
                 approvals: [ChappieRuntimeApproval] = [], usage: ChappieTokenUsage? = nil,
-                failure: ChappieThreadTurnFailure? = nil) {
+                failure: ChappieThreadTurnFailure? = nil, transport: ChappieStreamingTransport? = nil) {
         self.id = id
         self.input = input
         self.startedAt = startedAt
@@ -70,5 +72,6 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
         self.approvals = approvals
         self.usage = usage
         self.failure = failure
+        self.transport = transport
     }
 }

@@ -60,6 +60,10 @@ enum AccountCommands {
         case .reauthenticationRequired:
             Terminal.line("Signed in\(email), but the session can no longer be renewed: run `chappie login`.")
         case .signedOut, .signingIn, .restoring:
+            // Say why when the saved sign-in exists but cannot be used (an unsafe folder or file).
+            if let error = session.lastError {
+                Terminal.error("chappie: " + Terminal.sanitizedLine(error.errorDescription ?? "the saved sign-in cannot be read"))
+            }
             Terminal.line("Not signed in. Run `chappie login`.")
         }
     }

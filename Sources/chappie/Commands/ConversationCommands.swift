@@ -43,7 +43,7 @@ enum ConversationCommands {
                 case .textDelta(let text):
                     printer.text(text)
                 case .completed(let response):
-                    printer.completed(responseID: response.id, text: response.outputText, usage: response.usage)
+                    printer.completed(responseID: response.id, text: response.outputText, usage: response.usage, transport: response.transport)
                 case .toolCallRequested(let request):
                     printer.toolCall(name: request.call.name, callID: request.call.callID, arguments: request.call.rawArguments)
                 case .toolCallCompleted(let result):

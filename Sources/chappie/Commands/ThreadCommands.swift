@@ -75,7 +75,7 @@ enum ThreadCommands {
                     printer.toolResult(name: call.name, callID: call.callID, status: call.status.rawValue, output: call.output ?? "")
                 case .turnCompleted(let turn):
                     printer.completed(responseID: turn.responseID, text: turn.outputText, usage: turn.usage,
-                                      threadID: threadID?.uuidString.lowercased())
+                                      threadID: threadID?.uuidString.lowercased(), transport: turn.transport)
                 case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
                     break
                 }

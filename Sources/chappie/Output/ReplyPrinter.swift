@@ -56,7 +56,8 @@ struct ReplyPrinter {
     }
 
     /// The reply is complete; `threadID` is the thread it was saved to, if any.
-    mutating func completed(responseID: String?, text: String, usage: ChappieTokenUsage?, threadID: String? = nil) {
+    mutating func completed(responseID: String?, text: String, usage: ChappieTokenUsage?, threadID: String? = nil,
+                            transport: ChappieStreamingTransport? = nil) {
         guard json else {
             endLine()
             return
@@ -64,6 +65,7 @@ struct ReplyPrinter {
         var object: [String: ChappieJSONValue] = ["event": "completed", "id": responseID.map(ChappieJSONValue.string) ?? .null,
                                                   "text": .string(text)]
         if let threadID { object["thread_id"] = .string(threadID) }
+        if let transport { object["transport"] = .string(transport.rawValue) }
         if let usage {
             object["usage"] = ["input_tokens": .integer(usage.inputTokens), "output_tokens": .integer(usage.outputTokens),
                                "total_tokens": .integer(usage.totalTokens)]

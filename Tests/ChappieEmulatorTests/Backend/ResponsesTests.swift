@@ -232,7 +232,7 @@ struct ResponsesTests {
             let connection = try RawHTTPConnection(port: emulator.port)
             let json = String(decoding: try JSONSerialization.data(withJSONObject: EmulatorHTTPClient.responsesBody()), as: UTF8.self)
             connection.write(
-                "POST \(Self.path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(tokens.accessToken)\r\n"
+                "POST \(Self.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens.accessToken)\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
             )
             let response = try #require(await offPool { connection.readResponse() })
@@ -267,7 +267,7 @@ struct ResponsesTests {
             let connection = try RawHTTPConnection(port: emulator.port)
             let json = String(decoding: try JSONSerialization.data(withJSONObject: EmulatorHTTPClient.responsesBody()), as: UTF8.self)
             connection.write(
-                "POST \(Self.path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(tokens.accessToken)\r\n"
+                "POST \(Self.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens.accessToken)\r\n"
                     + "Content-Length: \(json.utf8.count)\r\n\r\n\(json)"
             )
             // The reader returns nil because the terminating chunk never arrives.

@@ -113,6 +113,20 @@ struct ResponsesWebSocketFaultTests {
         }
     }
 
+    @Test("A 64-bit frame length with its top bit set is refused with 1002, not a crash (found by fuzzing)")
+    func hugeLength() async throws {
+        try await withEmulator { (emulator, _) async throws in
+            let tokens = await emulator.issueTokens()
+            let (connection, _) = try await socket.open(emulator, token: tokens.accessToken)
+            connection.write([0x81, 0xFF] + [UInt8](repeating: 0xFF, count: 8) + [0x44, 0x65, 0x81, 0xFF])
+            #expect(await offPool { connection.readCloseCode() }?.code == 1002)
+            // and the emulator still serves others
+            let (next, _) = try await socket.open(emulator, token: tokens.accessToken)
+            next.writeText(try socket.create([:]))
+            #expect(await offPool { next.readEvents(until: "response.completed") }.last?.type == "response.completed")
+        }
+    }
+
     @Test("A binary frame is refused with 1003 and an unmasked frame with 1002")
     func binaryAndUnmasked() async throws {
         try await withEmulator { (emulator, _) async throws in

@@ -9,7 +9,7 @@ struct ResponsesWebSocketTests {
     /// Opens an upgraded connection; returns it with the 101 response.
     func open(_ emulator: ChappieEmulator, token: String?, beta: Bool = true) async throws -> (RawHTTPConnection, RawHTTPConnection.Response?) {
         let connection = try RawHTTPConnection(port: emulator.port)
-        var head = "GET \(Self.path) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var head = "GET \(Self.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         head += "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         head += "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
         if beta { head += "OpenAI-Beta: responses_websockets=2026-02-06\r\n" }

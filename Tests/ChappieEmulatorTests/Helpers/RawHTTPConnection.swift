@@ -132,7 +132,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     /// Sends `POST path` with a JSON body and a bearer token.
     func postJSON(_ path: String, _ object: [String: Any], bearer: String) throws {
         let body = try JSONSerialization.data(withJSONObject: object)
-        var head = "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        var head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         head += "Authorization: Bearer \(bearer)\r\nContent-Length: \(body.count)\r\n\r\n"
         write(Array(head.utf8) + Array(body))
     }

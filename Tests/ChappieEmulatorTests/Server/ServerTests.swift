@@ -19,9 +19,9 @@ struct ServerTests {
     func keepAlive() async throws {
         try await withEmulator { emulator, _ in
             let connection = try RawHTTPConnection(port: emulator.port)
-            connection.write("GET /codex/device HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.write("GET /codex/device HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let first = await offPool { connection.readResponse() }
-            connection.write("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.write("GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let second = await offPool { connection.readResponse() }
             #expect(first?.status == 200)
             #expect(second?.status == 404)
@@ -33,7 +33,7 @@ struct ServerTests {
     func pipelining() async throws {
         try await withEmulator { emulator, _ in
             let connection = try RawHTTPConnection(port: emulator.port)
-            connection.write("GET /codex/device HTTP/1.1\r\nHost: x\r\n\r\nGET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.write("GET /codex/device HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /missing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let first = await offPool { connection.readResponse() }
             let second = await offPool { connection.readResponse() }
             #expect(first?.status == 200)
@@ -59,7 +59,7 @@ struct ServerTests {
             let connection = try RawHTTPConnection(port: emulator.port)
             let json = #"{"client_id":"app_EMoamEEZ73f0CkXaXp7hrann"}"#
             let head = Array(json.utf8.prefix(10)), tail = Array(json.utf8.dropFirst(10))
-            var request = Array("POST /api/accounts/deviceauth/usercode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+            var request = Array("POST /api/accounts/deviceauth/usercode HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
             request += Array(String(head.count, radix: 16).utf8) + [13, 10] + head + [13, 10]
             request += Array(String(tail.count, radix: 16).utf8) + Array(";ext=1\r\n".utf8) + tail + [13, 10]
             request += Array("0\r\n\r\n".utf8)
@@ -75,7 +75,7 @@ struct ServerTests {
         try await withEmulator { emulator, _ in
             let connection = try RawHTTPConnection(port: emulator.port)
             let json = #"{"client_id":"app_EMoamEEZ73f0CkXaXp7hrann"}"#
-            connection.write("POST /api/accounts/deviceauth/usercode HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: \(json.utf8.count)\r\n\r\n")
+            connection.write("POST /api/accounts/deviceauth/usercode HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: \(json.utf8.count)\r\n\r\n")
             connection.write(json)
             #expect(await offPool { connection.readResponse() }?.status == 200)
         }
@@ -113,7 +113,7 @@ struct ServerTests {
         await emulator.enqueue(.stall)
         await emulator.enqueue(.stall)
         let json = String(decoding: try JSONSerialization.data(withJSONObject: EmulatorHTTPClient.responsesBody()), as: UTF8.self)
-        let request = "POST /backend-api/codex/responses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(tokens.accessToken)\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
+        let request = "POST /backend-api/codex/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens.accessToken)\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
         // given a stalled stream the client abandons
         let leaving = try RawHTTPConnection(port: emulator.port)
         leaving.write(request)

@@ -44,15 +44,21 @@ struct TurnRecorderTests {
         #expect(turn.items == items)
     }
 
-    @Test("a failure makes the turn failed or cancelled and drops the partial response")
+    @Test("a failure makes the turn failed or cancelled and keeps the text shown as its partial output")
     func failures() {
         var recorder = TurnRecorder()
-        _ = recorder.record(.textDelta("partial"))
+        _ = recorder.record(.textDelta("part"))
+        _ = recorder.record(.textDelta("ial"))
         let failed = recorder.turn(id: UUID(), input: [], startedAt: Date(), endedAt: Date(),
                                    failure: ChappieThreadTurnFailure(ChappieClientError.streamEndedBeforeCompletion))
         #expect(failed.status == .failed)
-        #expect(failed.outputText == "")
+        #expect(failed.outputText == "partial")
+        #expect(failed.isPartial)
+        #expect(failed.responseID == nil)
         let cancelled = recorder.turn(id: UUID(), input: [], startedAt: Date(), endedAt: Date(), failure: ChappieThreadTurnFailure(CancellationError()))
         #expect(cancelled.status == .cancelled)
+        #expect(cancelled.isPartial)
+        #expect(!TurnRecorder().turn(id: UUID(), input: [], startedAt: Date(), endedAt: Date(),
+                                     failure: ChappieThreadTurnFailure(CancellationError())).isPartial)
     }
 }

@@ -1,4 +1,4 @@
-import ChappieSDK
+@_spi(ChappieCredentialStorage) import ChappieSDK
 import ChappieSDKRuntime
 import ChappieSDKTesting
 import Foundation
@@ -24,10 +24,10 @@ struct ThreadRedactionTests {
         return thread
     }
 
-    /// The raw tokens of a fixture credential, read from its Codable form (the SDK never hands
+    /// The raw tokens of a fixture credential, read from its stored form (SPI: the SDK never hands
     /// them out otherwise).
     private static func tokens(of credential: ChappieCredential) throws -> (access: String, refresh: String, id: String) {
-        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(credential)) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: credential.encodedForStorage()) as? [String: Any])
         return (try #require(object["access_token"] as? String), try #require(object["refresh_token"] as? String),
                 try #require(object["id_token"] as? String))
     }

@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@_spi(ChappieCredentialStorage) @testable import ChappieSDK
 
 /// A clock whose sleeps wait until the test opens the gate (polling waits for the test's deny).
 private actor SleepGate {
@@ -192,7 +192,7 @@ struct ReauthenticationMarkerTests {
     @Test("the mark round-trips through Codable and never prints a token")
     func markIsCodableAndRedacted() throws {
         let marked = ChappieAuthFixtures.credential().markingReauthenticationRequired("refused (HTTP 401)")
-        let decoded = try JSONDecoder().decode(ChappieCredential.self, from: JSONEncoder().encode(marked))
+        let decoded = try ChappieCredential(storageData: marked.encodedForStorage())
         #expect(decoded == marked)
         #expect(decoded.reauthenticationReason == "refused (HTTP 401)")
         var dumped = ""

@@ -95,6 +95,45 @@ struct DeviceCodeFlowTests {
         #expect(time.recordedSleeps == [.seconds(5), .seconds(30)])
     }
 
+    @Test("a Retry-After that is not a finite, non-negative number falls back to twice the interval",
+          arguments: ["nan", "NaN", "inf", "-infinity", "-3", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"])
+    func unusableRetryAfter(value: String) async throws {
+        let time = ChappieVirtualTime()
+        let transport = ScriptedTransport(replies: [userCodeReply(), .json(429, "{}", headers: ["retry-after": value]), approval, tokenReply()])
+        let flow = DeviceCodeFlow(endpoints: endpoints, transport: transport, time: time.timeSource)
+        _ = try await flow.awaitCredential(for: try await flow.requestCode())
+        #expect(time.recordedSleeps == [.seconds(5), .seconds(10)])
+    }
+
+    @Test("Retry-After: nan for ever polls at the interval's pace, not in a busy loop", .timeLimit(.minutes(1)))
+    func nanRetryAfterIsNoBusyLoop() async throws {
+        let time = ChappieVirtualTime()
+        let transport = ScriptedTransport(replies: [userCodeReply(), .json(429, "{}", headers: ["retry-after": "nan"])])
+        let flow = DeviceCodeFlow(endpoints: endpoints, transport: transport, time: time.timeSource)
+        let grant = try await flow.requestCode()
+        await #expect(throws: ChappieAuthError.deadlineExceeded) { try await flow.awaitCredential(for: grant) }
+        // 15 minutes at one poll per 10 s (twice the 5 s interval), never a zero wait.
+        #expect(await transport.requests.count <= 1 + 90)
+        #expect(!time.recordedSleeps.contains(.zero))
+    }
+
+    @Test("an interval that is not finite is the default; a huge one is capped at a minute",
+          arguments: [(#""nan""#, 5.0), (#""inf""#, 5.0), ("1e308", 60.0)])
+    func unusableInterval(raw: String, expected: TimeInterval) async throws {
+        let flow = DeviceCodeFlow(endpoints: endpoints, transport: ScriptedTransport(replies: [userCodeReply(interval: raw)]),
+                                  time: ChappieVirtualTime().timeSource)
+        #expect(try await flow.requestCode().code.pollingInterval == expected)
+    }
+
+    @Test("the rate-limit policy ignores a Retry-After that is not a finite, non-negative number")
+    func policyIgnoresNaN() {
+        let policy = ChappieRateLimitBackoffPolicy.default
+        #expect(policy.delay(forRetry: 2, retryAfter: .nan) == 2)
+        #expect(policy.delay(forRetry: 1, retryAfter: .infinity) == 1)
+        #expect(ChappieRateLimitBackoffPolicy.retryAfterSeconds(" 7 ") == 7)
+        #expect(ChappieRateLimitBackoffPolicy.retryAfterSeconds("nan") == nil)
+    }
+
     @Test("404 on the user-code request means device-code login is disabled")
     func disabled() async throws {
         let flow = DeviceCodeFlow(endpoints: endpoints, transport: ScriptedTransport(replies: [.json(404, "{}")]),

@@ -105,3 +105,148 @@ struct FileCredentialStoreTests {
         #expect(mode(store.fileURL(for: key).path) == 0o600)
     }
 }
+
+/// A folder tree `<root>/chappie/credentials` like the default layout, with `root` removed afterwards.
+private func withDataHome(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (_ root: URL, _ store: ChappieFileCredentialStore) async throws -> Void
+) async throws {
+    let root = temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root) }
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try await body(root, ChappieFileCredentialStore(directory: root.appending(path: "chappie/credentials", directoryHint: .isDirectory)))
+}
+
+/// Runs `body` on a thread of its own, so a call that blocks (a FIFO opened for reading) fails
+/// the test by its time limit instead of wedging the cooperative pool.
+private func offThePool<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    try await Task.detached { try await body() }.value
+}
+
+@Suite("File credential store: planted files and unsafe folders")
+struct FileCredentialStoreHardeningTests {
+    let key = ChappieCredentialKey(service: "com.chappie.sdk", account: "default")
+
+    @Test("a FIFO planted at the credential path is refused at once instead of blocking for ever", .timeLimit(.minutes(1)))
+    func fifoAtCredentialPath() async throws {
+        try await withDataHome { _, store in
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+            let path = store.fileURL(for: key).path
+            unlink(path)
+            #expect(mkfifo(path, 0o600) == 0)
+            let error = await #expect(throws: ChappieCredentialStoreError.self) {
+                try await offThePool { try await store.loadCredential(for: key) }
+            }
+            #expect(error == .corrupt("\(path) is not a regular file"))
+        }
+    }
+
+    @Test("the store's own folders, left open to everyone, are made private again")
+    func ownFoldersTightened() async throws {
+        try await withDataHome { _, store in
+            let credential = ChappieAuthFixtures.credential()
+            try await store.saveCredential(credential, for: key)
+            let serviceFolder = store.fileURL(for: key).deletingLastPathComponent().path
+            chmod(serviceFolder, 0o777)
+            chmod(store.directory.path, 0o777)
+            #expect(try await store.loadCredential(for: key) == credential)
+            #expect(mode(serviceFolder) == 0o700)
+            #expect(mode(store.directory.path) == 0o700)
+        }
+    }
+
+    @Test("a folder above the store that others can write is refused, and the error says which and why")
+    func writableParentRefused() async throws {
+        try await withDataHome { root, store in
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+            let chappie = root.appending(path: "chappie").path
+            chmod(chappie, 0o777)
+            let expected = ChappieCredentialStoreError.insecureFolder(
+                path: chappie, reason: "is writable by other users (mode 777); run `chmod go-w \(chappie)`")
+            await #expect(throws: expected) { try await store.loadCredential(for: key) }
+            await #expect(throws: expected) { try await store.saveCredential(ChappieAuthFixtures.credential(), for: key) }
+            await #expect(throws: expected) { try await store.withRefreshLock(for: key) { 1 } }
+            #expect(expected.description.contains("writable by other users"))
+            // a sticky folder (like /tmp) is fine
+            chmod(chappie, 0o1777)
+            #expect(try await store.loadCredential(for: key) != nil)
+        }
+    }
+
+    @Test("a folder writable by this user's private group is fine (umask 002); by another group it is refused")
+    func groupWritableParent() async throws {
+        try await withDataHome { root, store in
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+            let chappie = root.appending(path: "chappie").path
+            chmod(chappie, 0o775)
+            let privateGroup = ChappieFileCredentialStore.isPrivateGroup(getegid())
+            if privateGroup {
+                #expect(try await store.loadCredential(for: key) != nil)
+            } else {
+                await #expect(throws: ChappieCredentialStoreError.self) { try await store.loadCredential(for: key) }
+            }
+            guard geteuid() == 0 else { return }
+            chown(chappie, 0, 65534)
+            await #expect(throws: ChappieCredentialStoreError.insecureFolder(
+                path: chappie, reason: "is writable by other users (mode 775); run `chmod go-w \(chappie)`")) {
+                try await store.loadCredential(for: key)
+            }
+        }
+    }
+
+    @Test("the auth session says why a saved sign-in cannot be used, instead of only 'signed out'")
+    @MainActor
+    func sessionReportsTheReason() async throws {
+        try await withDataHome { root, store in
+            let configuration = ChappieConfiguration(credentialStore: store)
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: configuration.credentialKey)
+            chmod(root.appending(path: "chappie").path, 0o757)
+            let session = ChappieAuthSession(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
+            await session.reload()
+            #expect(session.state == .signedOut)
+            let message = try #require(session.lastError?.errorDescription)
+            #expect(message.contains("writable by other users") && message.contains("chmod go-w"))
+            #expect(message.components(separatedBy: "could not be used").count == 2)
+        }
+    }
+
+    @Test("folders and lock files of another user are refused", .enabled(if: geteuid() == 0, "needs root to chown"))
+    func anotherUsersFiles() async throws {
+        try await withDataHome { root, store in
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+            let serviceFolder = store.fileURL(for: key).deletingLastPathComponent().path
+            // a lock file planted by another user
+            let lock = serviceFolder + "/default.lock"
+            #expect(FileManager.default.createFile(atPath: lock, contents: nil))
+            chown(lock, 65534, 65534)
+            let lockError = await #expect(throws: ChappieCredentialStoreError.self) { try await store.withRefreshLock(for: key) { 1 } }
+            #expect(lockError?.description.contains("belongs to another user (uid 65534)") == true)
+            unlink(lock)
+            // the store's folder taken over by another user
+            chown(serviceFolder, 65534, 65534)
+            await #expect(throws: ChappieCredentialStoreError.insecureFolder(path: serviceFolder, reason: "belongs to another user (uid 65534)")) {
+                try await store.loadCredential(for: key)
+            }
+            chown(serviceFolder, 0, 0)
+            // a folder above it owned by another user
+            let chappie = root.appending(path: "chappie").path
+            chown(chappie, 65534, 65534)
+            await #expect(throws: ChappieCredentialStoreError.insecureFolder(path: chappie, reason: "belongs to another user (uid 65534)")) {
+                try await store.loadCredential(for: key)
+            }
+        }
+    }
+
+    @Test("a FIFO in place of the lock file is refused, not waited on", .timeLimit(.minutes(1)))
+    func fifoLock() async throws {
+        try await withDataHome { _, store in
+            try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+            let lock = store.fileURL(for: key).deletingLastPathComponent().path + "/default.lock"
+            #expect(mkfifo(lock, 0o600) == 0)
+            let error = await #expect(throws: ChappieCredentialStoreError.self) {
+                try await offThePool { try await store.withRefreshLock(for: key) { 1 } }
+            }
+            #expect(error?.description.contains("not a regular file") == true)
+        }
+    }
+}

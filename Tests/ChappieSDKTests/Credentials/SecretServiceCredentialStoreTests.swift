@@ -123,10 +123,11 @@ struct SecretServiceCredentialStoreTests {
             // when
             try await session.startDeviceCodeSignIn()
             // then
-            let stored = try await ChappieSecretServiceCredentialStore().loadCredential(for: key)
+            // (the emulator is another issuer, so the slot's service is qualified by it)
+            let stored = try await ChappieSecretServiceCredentialStore().loadCredential(for: configuration.credentialKey)
             #expect(stored?.accountID != nil)
             try await session.signOut()
-            #expect(try await ChappieSecretServiceCredentialStore().loadCredential(for: key) == nil)
+            #expect(try await ChappieSecretServiceCredentialStore().loadCredential(for: configuration.credentialKey) == nil)
         }
     }
 

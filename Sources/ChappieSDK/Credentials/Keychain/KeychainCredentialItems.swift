@@ -57,7 +57,7 @@ struct KeychainCredentialItems: Sendable {
         guard status == .success else { throw status.storeError(during: .read, message: calls.message(for: status)) }
         guard let data else { throw ChappieCredentialStoreError.corrupt("the Keychain item for \(key) holds no data") }
         do {
-            return try JSONDecoder().decode(ChappieCredential.self, from: data)
+            return try ChappieCredential(storageData: data)
         } catch {
             throw ChappieCredentialStoreError.corrupt("the Keychain item for \(key) is not a Chappie credential")
         }
@@ -70,7 +70,7 @@ struct KeychainCredentialItems: Sendable {
     func save(_ credential: ChappieCredential, for key: ChappieCredentialKey) throws {
         let data: Data
         do {
-            data = try JSONEncoder().encode(credential)
+            data = try credential.encodedForStorage()
         } catch {
             throw ChappieCredentialStoreError.io("the credential could not be encoded")
         }
