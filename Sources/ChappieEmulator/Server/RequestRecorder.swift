@@ -2,7 +2,7 @@ import Foundation
 
 extension ChappieEmulator {
     /// One request as the emulator received it, for assertions. Bodies are kept in memory only and
-    /// never printed by the emulator; only the first ``RequestRecorder/Limits/maximumBodyBytes``
+    /// never printed by the emulator; only the first `RequestRecorder.Limits.maximumBodyBytes`
     /// (1 MiB) of each are kept.
     public struct RecordedRequest: Sendable {
         /// Method, e.g. `POST`.

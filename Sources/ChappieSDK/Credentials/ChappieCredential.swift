@@ -7,7 +7,7 @@ import Foundation
 /// code cannot serialize a credential to read them either. The SDK's stores write it through an
 /// internal encoding. A custom ``ChappieCredentialStore`` must persist tokens, so it opts in
 /// explicitly with `@_spi(ChappieCredentialStorage) import ChappieSDK` and calls
-/// ``encodedForStorage()``; it reads the data back with `JSONDecoder` (or
+/// `encodedForStorage()`; it reads the data back with `JSONDecoder` (or
 /// ``init(storageData:)``). Such a store sees the tokens by design: keep it small and reviewed.
 public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
@@ -54,7 +54,7 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
         registerSecrets()
     }
 
-    /// Decodes the data ``encodedForStorage()`` produced. Throws `DecodingError` for anything else.
+    /// Decodes the data `encodedForStorage()` produced. Throws `DecodingError` for anything else.
     public init(storageData data: Data) throws {
         self = try JSONDecoder().decode(ChappieCredential.self, from: data)
     }
