@@ -7,7 +7,7 @@ For each public type (struct, class, actor, enum, protocol) of ChappieSDK, Chapp
 ChappieSDKTesting, from SYMBOL_GRAPHS/<Module>/<Module>.symbols.json, the catalog must have
 SOURCES/<Module>/<Module>.docc/Reference/<Type>.md (nested types as Outer-Inner.md) that starts
 with the type's symbol link, has a `## Topics` section, and links every member of the type there,
-each overload once. Prints one line per problem and exits 1 when there is one.
+each overload once (a protocol's default implementations share their requirement's link). Prints one line per problem and exits 1 when there is one.
 """
 import collections
 import json
@@ -44,7 +44,10 @@ def main(graphs, sources):
                 problems.append(f"{shown}: no ## Topics section")
                 continue
             topics = text.split("\n## Topics\n", 1)[1]
+            # A protocol's default implementations share their requirement's page.
+            protocol = types[path]["kind"]["identifier"] == "swift.protocol"
             for name, count in collections.Counter(members[path]).items():
+                count = 1 if protocol else count
                 linked = len(re.findall(r"``" + re.escape(name) + r"(?:``|-)", topics))
                 if linked < count:
                     what = f"{count} overloads of " if count > 1 else ""
