@@ -1,7 +1,8 @@
-/// Which transport streams responses: a WebSocket per request first, HTTP/SSE as the fallback.
+/// Which transport streams responses: the client's WebSocket first (one socket kept open across
+/// turns), HTTP/SSE as the fallback.
 ///
-/// Where WebSocket is unavailable (Linux, whose libcurl has no WebSocket support) the client uses
-/// HTTP/SSE at once, whatever this policy says.
+/// Where WebSocket is unavailable (on Linux, without the system OpenSSL 3 that Chappie's own
+/// WebSocket client needs) the client uses HTTP/SSE at once, whatever this policy says.
 public struct ChappieStreamingTransportPolicy: Sendable, Hashable, Codable {
     /// Try a WebSocket before HTTP/SSE.
     public var prefersWebSocket: Bool
