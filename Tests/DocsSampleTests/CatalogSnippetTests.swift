@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// Keeps the Swift code of the DocC catalogs compiled: every ```swift block of every article in
-/// Sources/*/*.docc must appear, line for line (indentation aside), in a Swift file this package
-/// compiles (this target, README's examples in ChappieSDKTestingTests, or Examples/). Package
-/// manifest fragments (`.package(…)`, `.product(…)`) are checked against Package.swift's syntax
-/// by the README instead and skipped here.
+/// Keeps the Swift code of the documentation compiled: every ```swift block of README.md and of
+/// every article in Sources/*/*.docc must appear, line for line (indentation, blank lines and
+/// `import` lines aside), in a Swift file this package compiles (this target, README's examples in
+/// ChappieSDKTestingTests, or Examples/). Package manifest fragments (`.package(…)`,
+/// `.product(…)`) are skipped.
 @Suite("DocC articles: every code block is compiled")
 struct CatalogSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../..").standardized
@@ -13,7 +13,8 @@ struct CatalogSnippetTests {
     /// The code blocks of every article, with the article's name.
     static func blocks() throws -> [(article: String, lines: [String])] {
         var blocks: [(String, [String])] = []
-        for file in try files(under: "Sources", extension: "md") where file.path.contains(".docc/") {
+        let articles = try files(under: "Sources", extension: "md").filter { $0.path.contains(".docc/") }
+        for file in articles + [root.appending(path: "README.md")] {
             var current: [String]?
             for line in try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n") {
                 if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
@@ -39,7 +40,7 @@ struct CatalogSnippetTests {
     }
 
     static func normalized(_ lines: [String]) -> [String] {
-        lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("import ") }
     }
 
     /// Whether `lines` has `block` as a contiguous run.
@@ -61,7 +62,7 @@ struct CatalogSnippetTests {
         #expect(blocks.count >= 10)
         for (article, lines) in blocks {
             let block = Self.normalized(lines)
-            guard let first = block.first, !first.hasPrefix(".package("), !first.hasPrefix(".product(") else { continue }
+            guard let first = block.first, !first.hasPrefix(".package("), !first.hasPrefix(".product("), !first.hasPrefix("swift ") else { continue }
             let found = sources.contains { Self.contains($0, block) }
             #expect(found, "\(article): a code block is not in any compiled file:\n\(lines.joined(separator: "\n"))")
         }
