@@ -23,11 +23,6 @@ private actor SleepGate {
     nonisolated var timeSource: ChappieTimeSource { ChappieTimeSource(now: { Date() }, sleep: { _ in await self.wait() }) }
 }
 
-/// A fresh folder for a file credential store, removed by the caller.
-private func temporaryFolder() -> URL {
-    FileManager.default.temporaryDirectory.appending(path: "chappie-restore-\(UUID())", directoryHint: .isDirectory)
-}
-
 @Suite("Auth session: restoring a returning user")
 @MainActor
 struct AuthSessionRestoreTests {
