@@ -4,25 +4,6 @@ import Foundation
 import Testing
 @_spi(ChappieCredentialStorage) @testable import ChappieSDK
 
-/// A clock whose sleeps wait until the test opens the gate (polling waits for the test's deny).
-private actor SleepGate {
-    private var open = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if open { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        open = true
-        waiters.forEach { $0.resume() }
-        waiters.removeAll()
-    }
-
-    nonisolated var timeSource: ChappieTimeSource { ChappieTimeSource(now: { Date() }, sleep: { _ in await self.wait() }) }
-}
-
 @Suite("Auth session: restoring a returning user")
 @MainActor
 struct AuthSessionRestoreTests {
