@@ -10,7 +10,7 @@ import Foundation
 @main
 enum Bench {
     static func main() async throws {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
         if arguments.first == EmulatorProcess.serveCommand {
             try await EmulatorProcess.serve(arguments: Array(arguments.dropFirst()))
             return

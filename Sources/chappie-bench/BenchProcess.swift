@@ -31,7 +31,11 @@ final class BenchProcess: @unchecked Sendable {
         var stdoutPipe: [Int32] = [0, 0]
         var stdinPipe: [Int32] = [0, 0]
         guard pipe(&stdoutPipe) == 0, pipe(&stdinPipe) == 0 else { throw BenchError("pipe failed") }
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)

@@ -17,7 +17,7 @@ final class EmulatorProcess: @unchecked Sendable {
     /// `replayFile` (or with the scripted model when nil), deltas of `deltaCharacters`.
     /// Throws ``BenchError`` when the child does not start.
     init(replayFile: URL? = nil, deltaCharacters: Int = 16) throws {
-        var arguments = [CommandLine.arguments[0], Self.serveCommand, "--delta-characters", "\(deltaCharacters)"]
+        var arguments = [ProcessInfo.processInfo.arguments[0], Self.serveCommand, "--delta-characters", "\(deltaCharacters)"]
         if let replayFile { arguments += ["--replay", replayFile.path] }
         process = try BenchProcess(arguments)
         guard let line = process.readLine(),

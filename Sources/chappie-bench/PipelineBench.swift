@@ -76,7 +76,7 @@ enum PipelineBench {
             "base_url": emulator.baseURL.absoluteString, "access_token": emulator.tokens.accessToken, "id_token": emulator.tokens.idToken,
             "refresh_token": emulator.tokens.refreshToken, "expires_in": emulator.tokens.expiresIn,
         ]), as: UTF8.self)
-        let child = try BenchProcess([CommandLine.arguments[0], slowConsumerCommand], environment: environment, keepsStandardError: true)
+        let child = try BenchProcess([ProcessInfo.processInfo.arguments[0], slowConsumerCommand], environment: environment, keepsStandardError: true)
         child.closeInput()
         let exit = child.wait()
         guard exit.status == 0, let line = String(decoding: exit.output, as: UTF8.self).split(separator: "\n").last,

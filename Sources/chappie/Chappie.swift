@@ -18,7 +18,7 @@ enum ChappieCommand {
 
     static func main() async {
         ProcessHardening.disableCoreDumps()  // before any token is read
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
         let command = Task { await run(arguments) }
         // Ctrl-C (SIGINT) and SIGTERM cancel the running command: requests stop at once and
         // the exit status is 130 (the emulator command treats it as a normal stop).

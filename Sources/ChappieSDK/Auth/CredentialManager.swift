@@ -73,7 +73,10 @@ actor CredentialManager {
         let (stream, continuation) = AsyncStream<CredentialStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
         let id = UUID()
         observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            Task { await self.removeObserver(id) }
+        }
         continuation.yield(await currentStatus())
         return stream
     }

@@ -40,7 +40,7 @@ public actor ChappieClient {
     private var deferredChanges: [@Sendable (inout ChappieClientContext, Date) -> Void] = []
 
     /// The client whose turn the current task runs in (tool handlers run inside their turn).
-    @TaskLocal private static var runningTurnOf: ObjectIdentifier?
+    private static let runningTurnOf = TaskLocal<ObjectIdentifier?>(wrappedValue: nil)
 
     /// Creates a client; prefer
     /// ``Chappie/client(configuration:harness:tools:toolApprovalHandler:rateLimitBackoff:streamingTransportPolicy:)``.
@@ -139,7 +139,7 @@ public actor ChappieClient {
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
-        return try await Self.$runningTurnOf.withValue(ObjectIdentifier(self)) {
+        return try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
             try await runRounds(appending: messages, replacing: replacing, model: model, options: options, emit: emit)
         }
     }
@@ -288,7 +288,7 @@ public actor ChappieClient {
     /// from inside this client's own turn (a tool handler), the change is queued for the end of
     /// that turn instead of waiting for it, and the context it will produce is returned.
     private func changeContext(_ change: @escaping @Sendable (inout ChappieClientContext, Date) -> Void) async -> ChappieClientContext {
-        if Self.runningTurnOf == ObjectIdentifier(self) {
+        if Self.runningTurnOf.get() == ObjectIdentifier(self) {
             deferredChanges.append(change)
             var projected = state
             change(&projected, time.now())

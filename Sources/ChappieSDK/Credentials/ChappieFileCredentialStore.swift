@@ -55,6 +55,17 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
     /// Reads the credential. Throws ``ChappieCredentialStoreError`` for an unsafe or damaged file, or
     /// an unsafe folder above it.
     public func loadCredential(for key: ChappieCredentialKey) async throws -> ChappieCredential? {
+        try readCredential(for: key)
+    }
+
+    /// Reads the slot at once (a small local file, opened without blocking), so a session starts
+    /// signed in from its first frame. Throws ``ChappieCredentialStoreError`` like
+    /// ``loadCredential(for:)``.
+    public func loadCredentialSynchronously(for key: ChappieCredentialKey) throws -> ChappieSynchronousCredentialLoad {
+        .loaded(try readCredential(for: key))
+    }
+
+    private func readCredential(for key: ChappieCredentialKey) throws -> ChappieCredential? {
         guard try secureFolder(for: key, creating: false) != nil else { return nil }
         let path = fileURL(for: key).path
         // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.

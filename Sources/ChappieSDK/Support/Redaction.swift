@@ -10,23 +10,29 @@ enum Redaction {
     /// Largest message, in UTF-8 bytes, that any Chappie error carries.
     static let maximumMessageBytes = 512
 
-    /// Secrets currently known to this process (access, refresh and ID tokens, verifiers).
-    /// Registered when a credential is loaded or issued; never listed or printed.
-    private static let knownSecrets = LockedBox<Set<String>>([])
+    /// Secrets currently known to this process (access, refresh and ID tokens, verifiers), the
+    /// most recent ``maximumKnownSecrets``, oldest first. Registered when a credential is loaded or
+    /// issued; never listed or printed.
+    private static let knownSecrets = LockedBox<(order: [String], set: Set<String>)>(([], []))
+
+    /// How many secrets are remembered; past it the oldest is forgotten (the current tokens are
+    /// always the newest, so they are always redacted by value).
+    static let maximumKnownSecrets = 256
 
     /// Remembers `secret` so that any later message containing it is redacted.
     static func register(_ secret: String) {
         guard secret.count >= 8 else { return }
-        knownSecrets.withLock { set in
-            if set.count > 256 { set.removeAll() }
-            set.insert(secret)
+        knownSecrets.withLock { known in
+            guard known.set.insert(secret).inserted else { return }
+            known.order.append(secret)
+            if known.order.count > maximumKnownSecrets { known.set.remove(known.order.removeFirst()) }
         }
     }
 
     /// Returns `text` sanitized, redacted and truncated to `maximumBytes` UTF-8 bytes.
     static func clean(_ text: String, maximumBytes: Int = maximumMessageBytes) -> String {
         var result = sanitize(text)
-        for secret in knownSecrets.withLock({ $0 }) where result.contains(secret) {
+        for secret in knownSecrets.withLock({ $0.set }) where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: "[redacted]")
         }
         result = redactTokenShapes(result)

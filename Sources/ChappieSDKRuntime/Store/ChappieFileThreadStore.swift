@@ -130,7 +130,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     public func update(id: UUID, _ body: @Sendable (inout ChappieThread) throws -> Void) async throws -> ChappieThread {
         let redactor = redactor
         return try await locked { index in
-            let loaded = try loadThread(id, index: &index)
+            var loaded = try loadThread(id, index: &index)
             var thread = loaded.thread
             try body(&thread)
             thread.id = id
@@ -141,7 +141,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
                 // Unredacted, the record leaves the thread as `body` made it: keep that one
                 // instead of applying the record to another copy.
                 thread.revision = revision
-                return try append(redacted, to: loaded, resulting: redacted == record ? thread : nil, into: &index).thread
+                return try append(redacted, to: &loaded, resulting: redacted == record ? thread : nil, into: &index).thread
             }
             var next = try ThreadCoding.redacted(thread, with: redactor)
             next.revision = revision
@@ -158,7 +158,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
                            to id: UUID, expectedTurnCount: Int) async throws -> ChappieThread {
         let redactor = redactor
         return try await locked { index in
-            let loaded = try loadThread(id, index: &index)
+            var loaded = try loadThread(id, index: &index)
             guard loaded.thread.turns.count == expectedTurnCount else { throw ChappieThreadStoreError.threadChangedElsewhere(id) }
             guard loaded.thread.formatVersion == ChappieThread.currentFormatVersion else {
                 // A thread from before journals: rewritten whole, once, in the current format.
@@ -177,7 +177,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
             record = try ThreadCoding.redacted(record, with: redactor)
             // The cache lets go of the thread, so the record is applied to it in place.
             forget(id)
-            return try append(record, to: consume loaded, resulting: nil, into: &index).thread
+            return try append(record, to: &loaded, resulting: nil, into: &index).thread
         }
     }
 
@@ -524,13 +524,12 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
         return loaded
     }
 
-    /// Appends `record` (already redacted) to `loaded`'s journal after checking the byte cap,
+    /// Appends `record` (already redacted) to `next`'s journal after checking the byte cap, applies it to `next` in place,
     /// folds the journal into a new snapshot once it outgrows the snapshot, and updates the index
     /// entry. `resulting` is the thread with the record applied, when the caller has it. Throws
     /// ``ChappieThreadStoreError``; on error the files are as they were.
-    private func append(_ record: ThreadJournal.Record, to loaded: consuming LoadedThread, resulting: ChappieThread?,
+    private func append(_ record: ThreadJournal.Record, to next: inout LoadedThread, resulting: ChappieThread?,
                         into index: inout ThreadIndex) throws -> LoadedThread {
-        var next = loaded
         let id = next.thread.id
         let line = try ThreadJournal.line(record)
         let others = othersBytes(id, in: index)

@@ -6,7 +6,7 @@ import Foundation
 enum Invocation {
     /// The command to type.
     static let command: String = {
-        let running = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath().standardizedFileURL
+        let running = (Bundle.main.executableURL ?? URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])).resolvingSymlinksInPath().standardizedFileURL
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
         let onPath = path.lazy.map { URL(fileURLWithPath: String($0)).appending(path: "chappie") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }

@@ -24,7 +24,7 @@ enum ConversationCommands {
         var prompt = words.joined(separator: " ")
         if prompt.isEmpty, !Terminal.stdinIsTerminal {
             let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard !data.contains(0), let text = String(validating: data, as: UTF8.self) else {
+            guard !data.contains(0), let text = String(data: data, encoding: .utf8) else {
                 throw UsageError(message: "standard input is not UTF-8 text (\(data.count) bytes); pipe a text prompt")
             }
             prompt = text

@@ -116,7 +116,7 @@ final class StandardInputLines: @unchecked Sendable {
     static func line(_ bytes: ArraySlice<UInt8>) -> Line {
         var bytes = bytes
         if bytes.last == 0x0D { bytes.removeLast() }
-        guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else { return .notText(bytes: bytes.count) }
+        guard !bytes.contains(0), let text = String(bytes: bytes, encoding: .utf8) else { return .notText(bytes: bytes.count) }
         return .text(text)
     }
 }

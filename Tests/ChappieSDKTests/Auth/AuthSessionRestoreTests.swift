@@ -4,30 +4,6 @@ import Foundation
 import Testing
 @_spi(ChappieCredentialStorage) @testable import ChappieSDK
 
-/// A clock whose sleeps wait until the test opens the gate (polling waits for the test's deny).
-private actor SleepGate {
-    private var open = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if open { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        open = true
-        waiters.forEach { $0.resume() }
-        waiters.removeAll()
-    }
-
-    nonisolated var timeSource: ChappieTimeSource { ChappieTimeSource(now: { Date() }, sleep: { _ in await self.wait() }) }
-}
-
-/// A fresh folder for a file credential store, removed by the caller.
-private func temporaryFolder() -> URL {
-    FileManager.default.temporaryDirectory.appending(path: "chappie-restore-\(UUID())", directoryHint: .isDirectory)
-}
-
 @Suite("Auth session: restoring a returning user")
 @MainActor
 struct AuthSessionRestoreTests {
@@ -69,9 +45,7 @@ struct AuthSessionRestoreTests {
     @Test("with a store that reads only asynchronously, the state is restoring until the read ends, then signed in, never signed out")
     func restoringThenSignedIn() async throws {
         // given
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = ChappieConfiguration(keychainAccount: "async", credentialStore: ChappieFileCredentialStore(directory: folder))
+        let configuration = ChappieConfiguration(keychainAccount: "async", credentialStore: AsyncOnlyCredentialStore())
         try await configuration.credentialStore.saveCredential(ChappieAuthFixtures.credential(), for: configuration.credentialKey)
         // when
         let session = ChappieAuthSession(configuration: configuration)
@@ -89,9 +63,7 @@ struct AuthSessionRestoreTests {
 
     @Test("with a store that reads only asynchronously and holds nothing, reload ends restoring as signed out")
     func restoringThenSignedOut() async {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let session = ChappieAuthSession(configuration: ChappieConfiguration(credentialStore: ChappieFileCredentialStore(directory: folder)))
+        let session = ChappieAuthSession(configuration: ChappieConfiguration(credentialStore: AsyncOnlyCredentialStore()))
         #expect(session.state == .restoring)
         await session.reload()
         #expect(session.state == .signedOut)
@@ -99,11 +71,9 @@ struct AuthSessionRestoreTests {
 
     @Test("a sign-in started while restoring that fails leaves the stored sign-in's state, not signed out")
     func failedSignInWhileRestoring() async throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         try await ChappieTestEmulator.with(
             .init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil),
-            configure: { $0.credentialStore = ChappieFileCredentialStore(directory: folder) }
+            configure: { $0.credentialStore = AsyncOnlyCredentialStore() }
         ) { emulator, configuration in
             // given
             try await configuration.credentialStore.saveCredential(ChappieAuthFixtures.credential(), for: configuration.credentialKey)
@@ -201,5 +171,20 @@ struct ReauthenticationMarkerTests {
             #expect(!text.contains(marked.accessTokenForTests) && !text.contains(marked.refreshTokenForTests!) && !text.contains(marked.idTokenForTests))
         }
         #expect(String(describing: marked).contains("reauthenticationRequired: true"))
+    }
+}
+
+@MainActor
+@Suite("Auth session: the file store reads at once")
+struct FileStoreRestoreTests {
+    @Test("a returning user of the file store (Linux's default) is signed in from the first frame, never restoring")
+    func fileStoreSignedInAtOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-restore-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = ChappieConfiguration(keychainAccount: "file", credentialStore: ChappieFileCredentialStore(directory: folder))
+        try await configuration.credentialStore.saveCredential(ChappieAuthFixtures.credential(), for: configuration.credentialKey)
+        let session = ChappieAuthSession(configuration: configuration)
+        #expect(session.state == .signedIn)
+        #expect(session.accountInfo?.email == "tester@example.com")
     }
 }

@@ -4,28 +4,6 @@ import Foundation
 import Testing
 @testable import ChappieSDK
 
-/// A clock whose sleeps wait until the test opens the gate, then return at once: polling waits
-/// for the test's approve/deny/expire instead of spinning through virtual time.
-private actor PollGate {
-    private var open = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if open { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        open = true
-        waiters.forEach { $0.resume() }
-        waiters.removeAll()
-    }
-
-    nonisolated var timeSource: ChappieTimeSource {
-        ChappieTimeSource(now: { Date() }, sleep: { _ in await self.wait() })
-    }
-}
-
 @Suite("Auth session")
 @MainActor
 struct AuthSessionTests {
@@ -43,7 +21,7 @@ struct AuthSessionTests {
     @Test("sign-in walks requesting → awaiting approval (with the code) → exchanging → linked")
     func stateSequence() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            let gate = PollGate()
+            let gate = SleepGate()
             let session = ChappieAuthSession(configuration: configuration, timeSource: gate.timeSource)
             await session.reload()
             var updates = session.updates.makeAsyncIterator()
@@ -69,7 +47,7 @@ struct AuthSessionTests {
     @Test("a denied code fails with deviceCodeDenied and leaves the user signed out")
     func denied() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            let gate = PollGate()
+            let gate = SleepGate()
             let session = ChappieAuthSession(configuration: configuration, timeSource: gate.timeSource)
             let signIn = Task { try await session.startDeviceCodeSignIn() }
             let userCode = try #require(await emulator.nextDeviceCode())
@@ -85,7 +63,7 @@ struct AuthSessionTests {
     @Test("an expired code ends with deviceCodeExpired and the expired link state")
     func expired() async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator, configuration in
-            let gate = PollGate()
+            let gate = SleepGate()
             let session = ChappieAuthSession(configuration: configuration, timeSource: gate.timeSource)
             let signIn = Task { try await session.startDeviceCodeSignIn() }
             let userCode = try #require(await emulator.nextDeviceCode())

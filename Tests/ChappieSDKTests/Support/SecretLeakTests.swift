@@ -88,3 +88,16 @@ struct LogSinkTests {
         #expect(ChappieConfiguration().logSink == nil)
     }
 }
+
+@Suite("Redaction of known secrets")
+struct KnownSecretsTests {
+    @Test("past its capacity the redactor forgets the oldest secrets, never the newest")
+    func newestKept() {
+        let marker = UUID().uuidString.prefix(8)
+        let secrets = (0...(Redaction.maximumKnownSecrets + 10)).map { "plain\(marker)value\($0)xyz" }
+        for secret in secrets { Redaction.register(secret) }
+        #expect(!Redaction.clean("leaked \(secrets.last!)").contains(secrets.last!))
+        let middle = secrets[secrets.count / 2]  // far from both ends, whatever other tests register meanwhile
+        #expect(!Redaction.clean("leaked \(middle)").contains(middle))
+    }
+}
