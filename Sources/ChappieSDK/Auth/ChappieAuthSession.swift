@@ -6,10 +6,10 @@ import Combine
 /// Signs the user in with the ChatGPT device-code flow and reports the sign-in state.
 ///
 /// It reads the credential store in its initializer when the store can read synchronously (the
-/// Keychain on Apple platforms, ``ChappieInMemoryCredentialStore``), so a returning user is
+/// Keychain on Apple platforms, the file store on Linux, ``ChappieInMemoryCredentialStore``), so a returning user is
 /// `.signedIn` (or `.reauthenticationRequired`, when the last renewal was refused) before a
-/// SwiftUI view's first frame. With a store that reads only asynchronously (the file and Secret
-/// Service stores on Linux, a custom store) ``state`` is ``ChappieAuthState/restoring`` until the
+/// SwiftUI view's first frame. With a store that reads only asynchronously (the Secret Service
+/// store on Linux, a custom store) ``state`` is ``ChappieAuthState/restoring`` until the
 /// read ends, never `.signedOut` for a user who is signed in; ``reload()`` waits for it.
 ///
 /// It never exposes a token: only ``state``, ``deviceLinkState``, ``accountInfo`` and

@@ -3,10 +3,10 @@ import Foundation
 /// Where the user is in the sign-in lifecycle.
 public enum ChappieAuthState: Sendable, Equatable {
     /// The stored credential is still being read: only with a credential store that reads
-    /// asynchronously (the file and Secret Service stores on Linux, a custom store), or when the
+    /// asynchronously (the Secret Service store on Linux, a custom store), or when the
     /// synchronous read failed at launch (a locked device). It becomes `.signedIn`, `.signedOut`
     /// or `.reauthenticationRequired` when the read ends; ``ChappieAuthSession/reload()`` waits
-    /// for that. With the Keychain a session starts in its final state. Show neither the
+    /// for that. With the Keychain or the file store a session starts in its final state. Show neither the
     /// sign-in screen nor the signed-in UI yet (a placeholder or the launch screen).
     case restoring
     /// No credential is stored.

@@ -9,7 +9,7 @@ import Testing
 func gettingStarted(userID: String) async throws {
     let configuration = ChappieConfiguration(keychainAccount: userID)
     let session = Chappie.authSession(configuration: configuration)
-    await session.reload()  // the stored sign-in, if any (already read when it is the Keychain)
+    await session.reload()  // waits for a stored sign-in the store reads asynchronously
     if session.state != .signedIn {
         try await session.startDeviceCodeSignIn { code in
             print("Open \(code.verificationURL) and enter \(code.userCode)")
