@@ -64,7 +64,8 @@ let package = Package(
         .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         // Every Swift sample of the published documentation, run against the emulator (public API only).
-        .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"], swiftSettings: settings),
+        .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"], exclude: ["README.md"],
+                    swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
             dependencies: ["ChappieEmulator", "ChappieSDK"],
