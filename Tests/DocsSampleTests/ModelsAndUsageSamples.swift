@@ -103,12 +103,8 @@ struct ModelsAndUsageSampleTests {
         try await DocsEnvironment.run { docs in
             let client = rateLimitCustomBackoff()
             await docs.emulator.scriptReplies(Self.rateLimited, .text("Made it."))
-            // Reported with issue 17: the WebSocket path throws the first 429 error event
-            // (WebSocketStreamCoordinator) instead of backing off as over HTTP.
-            await withKnownIssue("a 429 error event on the WebSocket is not retried") {
-                let reply = try await client.send("Hi")
-                #expect(reply == "Made it.")
-            }
+            let reply = try await client.send("Hi")
+            #expect(reply == "Made it.")
         }
     }
 

@@ -34,6 +34,7 @@ struct WebSocketStreamCoordinator: Sendable {
         let pipeline = runner.pipeline
         let policy = pipeline.policy
         var reconnects = 0
+        var rateLimitRetries = 0
         var connectionLimitRenewals = 0
         while true {
             try Task.checkCancellation()
@@ -74,8 +75,22 @@ struct WebSocketStreamCoordinator: Sendable {
                 pipeline.logger(.info, "websocket.connection_limit", ["renewal": "\(connectionLimitRenewals)"])
                 if connectionLimitRenewals > policy.webSocketReconnects { return .fallBack(sticky: false) }
             } catch let failure as BackendFailure {
+                // An `error` event before any text (the handler throws it as a failure only then),
+                // handled like the HTTP answer it stands for, on a new socket.
                 socket?.connection.close(code: Wire.normalClosure)
-                throw failure.finalError
+                switch failure {
+                case .rateLimited(let retryAfter, _) where rateLimitRetries < policy.rateLimitBackoff.maxRetries:
+                    rateLimitRetries += 1
+                    let delay = policy.rateLimitBackoff.delay(forRetry: rateLimitRetries, retryAfter: retryAfter)
+                    pipeline.logger(.warning, "request.rate_limited", ["call": "websocket", "retry": "\(rateLimitRetries)"])
+                    try await pipeline.time.sleep(.seconds(interval: delay))
+                case .transient where reconnects < policy.webSocketReconnects:
+                    reconnects += 1
+                    pipeline.logger(.warning, "websocket.server_error", ["reconnect": "\(reconnects)"])
+                    try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
+                default:
+                    throw failure.finalError
+                }
             } catch let error as WebSocketError {
                 socket?.connection.close(code: Wire.normalClosure)
                 try Task.checkCancellation()  // closed because the caller cancelled: not a drop to retry

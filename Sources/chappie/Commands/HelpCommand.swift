@@ -28,6 +28,7 @@ enum HelpCommand {
           --raw                Print model text as it came (control characters included)
           --auth-url URL       Auth issuer base URL (or CHAPPIE_AUTH_URL)
           --backend-url URL    Backend base URL (or CHAPPIE_BACKEND_URL)
+          --transport KIND     auto (WebSocket, HTTP as the fallback), websocket or http (or CHAPPIE_TRANSPORT)
           --version            Print the version
 
         Exit status: 0 ok, 1 other failure, 2 usage error, 3 sign-in needed,

@@ -1,5 +1,8 @@
 import ChappieSDK
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A subprocess that keeps running while a test talks to it: standard output is read line by line
 /// as it arrives, standard error is collected in a file and returned at exit.
@@ -15,7 +18,7 @@ final class RunningProcess {
     private var outputEnded = false
 
     /// Starts `executable arguments…` with `environment` added to this process's environment;
-    /// sends SIGTERM after `timeout`.
+    /// kills it after `timeout`.
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) throws {
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("chappie-stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
@@ -28,15 +31,16 @@ final class RunningProcess {
         try process.run()
         timeLimit = Task { [process] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            if process.isRunning { process.terminate() }
+            killHard(process)
         }
     }
 
     deinit {
         timeLimit.cancel()
-        if process.isRunning { process.terminate() }
+        killHard(process)
         try? FileManager.default.removeItem(at: errorFile)
     }
+
 
     /// The next line of standard output without its newline; nil at the end of the output.
     func nextLine() async -> String? {
@@ -66,4 +70,15 @@ final class RunningProcess {
         let stderr = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
         return (process.terminationStatus, stderr)
     }
+}
+
+/// SIGKILL, not SIGTERM: a child spawned by Foundation's `Process` inherits this test process's
+/// signal mask, in which SIGTERM can be blocked, and then outlives every run.
+private func killHard(_ process: Process) {
+    guard process.isRunning else { return }
+    #if canImport(Glibc)
+    _ = Glibc.kill(process.processIdentifier, SIGKILL)
+    #else
+    process.terminate()
+    #endif
 }
