@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads the few fields a delta event needs straight from its JSON bytes (RFC 8259), without
 /// building a JSON tree: the top-level `type`, `delta` and `item_id` strings. Every other value is
 /// skipped but still checked against the JSON grammar, so the scanner accepts exactly the objects
@@ -49,8 +55,9 @@ struct DeltaEventScanner {
                 skipWhitespace()
                 switch key {
                 case .type, .delta, .itemID:
-                    // A repeated or non-string wanted field is left to the full decoder.
-                    guard peek == Wire.quote, let value = string() else { return nil }
+                    // A repeated or non-string wanted field is left to the full decoder. The two
+                    // delta types are matched in place: no string is made for them.
+                    guard peek == Wire.quote, let value = (key == .type ? knownType() : nil) ?? string() else { return nil }
                     switch key {
                     case .type where fields.type == nil: fields.type = value
                     case .delta where fields.delta == nil: fields.delta = value
@@ -78,10 +85,35 @@ struct DeltaEventScanner {
         let start = index + 1
         guard skipString() else { return nil }
         let key = UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
-        if key.elementsEqual(Wire.type) { return .type }
-        if key.elementsEqual(Wire.delta) { return .delta }
-        if key.elementsEqual(Wire.itemID) { return .itemID }
-        return .other
+        switch key.count {
+        case 4 where Self.equal(key, Wire.type): return .type
+        case 5 where Self.equal(key, Wire.delta): return .delta
+        case 7 where Self.equal(key, Wire.itemID): return .itemID
+        default: return .other
+        }
+    }
+
+    /// One of the two delta types, quoted, at `index`: the shared string, with `index` moved past
+    /// it; nil (and `index` unchanged) for anything else.
+    private mutating func knownType() -> String? {
+        if consumeQuoted(Wire.quotedTextDelta) { return Wire.textDelta }
+        if consumeQuoted(Wire.quotedReasoningDelta) { return Wire.reasoningDelta }
+        return nil
+    }
+
+    /// Moves past `quoted` when the bytes at `index` are exactly it.
+    private mutating func consumeQuoted(_ quoted: [UInt8]) -> Bool {
+        guard index + quoted.count <= bytes.count, Self.equal(UnsafeBufferPointer(rebasing: bytes[index..<(index + quoted.count)]), quoted) else {
+            return false
+        }
+        index += quoted.count
+        return true
+    }
+
+    /// Byte equality (memcmp).
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        guard bytes.count == other.count, let base = bytes.baseAddress else { return bytes.count == other.count }
+        return other.withUnsafeBufferPointer { memcmp(base, $0.baseAddress!, other.count) == 0 }
     }
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -282,6 +314,10 @@ struct DeltaEventScanner {
         static let type = Array("type".utf8)
         static let delta = Array("delta".utf8)
         static let itemID = Array("item_id".utf8)
+        static let textDelta = "response.output_text.delta"
+        static let reasoningDelta = "response.reasoning_summary_text.delta"
+        static let quotedTextDelta = Array("\"response.output_text.delta\"".utf8)
+        static let quotedReasoningDelta = Array("\"response.reasoning_summary_text.delta\"".utf8)
         static let trueLiteral = Array("true".utf8)
         static let falseLiteral = Array("false".utf8)
         static let nullLiteral = Array("null".utf8)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A byte-level server-sent events parser (WHATWG HTML §9.2.6, "Interpreting an event stream").
 ///
 /// Stage one splits bytes into lines on CR, LF or CRLF, remembering a CR at the end of a chunk so
@@ -25,6 +31,7 @@ struct SSEParser: Sendable {
     private var eventType: String?
     /// The previous event type, reused when the next one has the same bytes.
     private var lastEventType = ""
+    private var lastEventTypeBytes: [UInt8] = []
     /// The `data:` lines of the event being built, joined with LF.
     private var data: [UInt8] = []
     private var hasData = false
@@ -134,21 +141,45 @@ struct SSEParser: Sendable {
             if valueStart < bytes.count, bytes[valueStart] == Wire.space { valueStart += 1 }
             value = UnsafeRawBufferPointer(rebasing: bytes[valueStart...])
         }
-        if field.elementsEqual(Wire.data) {
+        switch Self.fieldName(field) {
+        case .data:
             let added = value.count + (hasData ? 1 : 0)
             guard data.count + added <= maximumEventBytes else { throw Failure.tooLarge(maximumEventBytes) }
             if hasData { data.append(Wire.lf) }
             data.append(contentsOf: value)
             hasData = true
-        } else if field.elementsEqual(Wire.event) {
-            eventType = lastEventType.utf8.elementsEqual(value) ? lastEventType : String(decoding: value, as: UTF8.self)
-        } else if field.elementsEqual(Wire.id) {
+        case .event:
+            eventType = Self.equal(value, lastEventTypeBytes) ? lastEventType : String(decoding: value, as: UTF8.self)
+        case .id:
             if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
-        } else if field.elementsEqual(Wire.retry) {
+        case .retry:
             if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }) {
                 retry = Int(String(decoding: value, as: UTF8.self))
             }
+        case nil:
+            break
         }
+    }
+
+    /// The fields the spec knows (§9.2.6 "Process the field").
+    private enum Field { case data, event, id, retry }
+
+    /// Which field `name` is, by its bytes; nil for any other name (ignored, per the spec).
+    private static func fieldName(_ name: UnsafeRawBufferPointer) -> Field? {
+        switch name.count {
+        case 2 where name[0] == 0x69 && name[1] == 0x64: return .id  // "id"
+        case 4 where name[0] == 0x64 && name[1] == 0x61 && name[2] == 0x74 && name[3] == 0x61: return .data  // "data"
+        case 5 where name[0] == 0x65 && equal(name, Wire.event): return .event
+        case 5 where name[0] == 0x72 && equal(name, Wire.retry): return .retry
+        default: return nil
+        }
+    }
+
+    /// Byte equality of a line slice and a byte array (memcmp).
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ other: [UInt8]) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let base = bytes.baseAddress else { return other.isEmpty }
+        return other.withUnsafeBytes { memcmp(base, $0.baseAddress!, other.count) == 0 }
     }
 
     private mutating func dispatch() -> SSEEvent? {
@@ -160,7 +191,10 @@ struct SSEParser: Sendable {
         }
         guard hasData else { return nil }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? Wire.message
-        lastEventType = type
+        if type != lastEventType {
+            lastEventType = type
+            lastEventTypeBytes = Array(type.utf8)
+        }
         return SSEEvent(type: type, data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: retry)
     }
 
@@ -170,9 +204,7 @@ struct SSEParser: Sendable {
         static let colon: UInt8 = 0x3A
         static let space: UInt8 = 0x20
         static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        static let data = Array("data".utf8)
         static let event = Array("event".utf8)
-        static let id = Array("id".utf8)
         static let retry = Array("retry".utf8)
         static let message = "message"
         /// Data buffer capacity kept between events; a buffer grown past it by one huge event is freed.
