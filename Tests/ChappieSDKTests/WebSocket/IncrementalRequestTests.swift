@@ -109,3 +109,22 @@ struct RequestCompressionTests {
         }
     }
 }
+
+@Suite("Responses socket reuse")
+struct ResponsesSocketReuseTests {
+    private struct Dummy: WebSocketConnection {
+        func send(text: String) async throws {}
+        func receive() async throws -> WebSocketMessage { throw CancellationError() }
+        func close(code: Int) {}
+    }
+
+    @Test("a socket is reused only for the same account, without a sign-out since, and under 55 minutes old")
+    func usable() {
+        let opened = Date(timeIntervalSince1970: 1_800_000_000)
+        let socket = ResponsesSocket.Open(connection: Dummy(), accountID: "acct-1", signOutMark: 3, openedAt: opened, memory: nil)
+        #expect(socket.isUsable(accountID: "acct-1", signOutMark: 3, now: opened.addingTimeInterval(54 * 60)))
+        #expect(!socket.isUsable(accountID: "acct-1", signOutMark: 3, now: opened.addingTimeInterval(56 * 60)), "rotated before the 60-minute limit")
+        #expect(!socket.isUsable(accountID: "acct-2", signOutMark: 3, now: opened), "another account")
+        #expect(!socket.isUsable(accountID: "acct-1", signOutMark: 4, now: opened), "signed out since")
+    }
+}
