@@ -50,7 +50,8 @@ struct CLIChatInterruptTests {
             chat.type("\u{04}")
 
             // then: exit 0, not "interrupted"; the cancelled and the completed turn are saved
-            #expect(await chat.wait() == 0, "output: \(chat.shown)")
+            let status = await chat.wait()
+            #expect(status == 0, "output: \(chat.shown)")
             #expect(!chat.shown.contains("chappie: interrupted"))
             let statuses = try await savedTurnStatuses(environment)
             #expect(statuses == [.cancelled, .completed])

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A running `chappie` with a pseudo-terminal as its standard input, output and error, that a
-/// test types into as a person would: util-linux `script -qfec COMMAND /dev/null` owns the
+/// test types into as a person would: util-linux `script -qfec "exec COMMAND" /dev/null` owns the
 /// terminal, and what the test writes to `script`'s standard input reaches the terminal's input,
 /// so `\r` ends a line, Ctrl-C (`\u{03}`) makes the terminal send SIGINT to the program, and
 /// Ctrl-D (`\u{04}`) ends its input. What the program (and the terminal's echo) writes is
@@ -21,7 +21,11 @@ final class PseudoTerminalSession: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
-        let command = ([CLIProcess.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+        // `script` runs the command with `$SHELL -c`; `exec` makes chappie the terminal's only
+        // process. Without it a shell that does not exec its last command itself (dash, the
+        // /bin/sh of Debian, used when SHELL is unset) stays in the foreground process group,
+        // gets every Ctrl-C too, and after chappie exits 0 reports the SIGINT as status 130.
+        let command = "exec " + ([CLIProcess.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
             .joined(separator: " ")
         process.executableURL = CLIProcess.script
         process.arguments = ["-qfec", command, "/dev/null"]
@@ -78,9 +82,11 @@ final class PseudoTerminalSession: @unchecked Sendable {
         await waitUntil { $0.components(separatedBy: text).count - 1 >= count }
     }
 
-    /// Waits for the program to exit and returns its exit status.
+    /// Waits for the program to exit and for the terminal's last output to be read (so ``shown``
+    /// holds everything the program printed), and returns its exit status.
     func wait() async -> Int32 {
         await CLIProcess.waitForExit(process)
+        _ = await waitUntil { _ in false }  // returns once the reader reached the end of output
         return process.terminationStatus
     }
 
