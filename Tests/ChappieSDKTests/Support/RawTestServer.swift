@@ -13,6 +13,9 @@ final class RawTestServer: @unchecked Sendable {
         case answer(String)
         /// Accepts nothing: the kernel completes the TCP handshake, no byte ever comes back.
         case neverAccept
+        /// Writes `head` after the request head, then `chunk` over and over until `limit` bytes
+        /// of body were sent or the client closed the connection.
+        case endlessBody(head: String, chunk: [UInt8], limit: Int)
     }
 
     /// The bound port.
@@ -21,6 +24,7 @@ final class RawTestServer: @unchecked Sendable {
     private let lock = NSLock()
     private var heads: [String] = []
     private var accepted = 0
+    private var sent = 0
 
     /// `http://127.0.0.1:PORT`.
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -45,8 +49,8 @@ final class RawTestServer: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listenFD, $0, &length) }
         }
         port = Int(UInt16(bigEndian: address.sin_port))
-        guard case .answer(let response) = behaviour else { return }
-        let thread = Thread { [self] in acceptLoop(response: response) }
+        if case .neverAccept = behaviour { return }
+        let thread = Thread { [self] in acceptLoop(behaviour) }
         thread.start()
     }
 
@@ -54,6 +58,8 @@ final class RawTestServer: @unchecked Sendable {
     var receivedHeads: [String] { lock.withLock { heads } }
     /// Connections accepted so far.
     var connections: Int { lock.withLock { accepted } }
+    /// Body bytes written so far (``Behaviour/endlessBody(head:chunk:limit:)``).
+    var bodyBytesSent: Int { lock.withLock { sent } }
 
     /// Stops accepting.
     func stop() {
@@ -61,7 +67,7 @@ final class RawTestServer: @unchecked Sendable {
         close(listenFD)
     }
 
-    private func acceptLoop(response: String) {
+    private func acceptLoop(_ behaviour: Behaviour) {
         while true {
             let client = accept(listenFD, nil, nil)
             guard client >= 0 else { return }
@@ -74,9 +80,32 @@ final class RawTestServer: @unchecked Sendable {
                 received += buffer[..<count]
             }
             lock.withLock { heads.append(String(decoding: received, as: UTF8.self)) }
-            _ = response.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            switch behaviour {
+            case .answer(let response):
+                _ = write(Array(response.utf8), to: client)
+            case .endlessBody(let head, let chunk, let limit):
+                guard write(Array(head.utf8), to: client) else { break }
+                var total = 0
+                while total < limit, write(chunk, to: client) {
+                    total += chunk.count
+                    lock.withLock { sent = total }
+                }
+            case .neverAccept:
+                break
+            }
             close(client)
         }
+    }
+
+    /// Writes all of `bytes`; false when the peer closed the connection.
+    private func write(_ bytes: [UInt8], to client: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
     }
 }
 

@@ -55,6 +55,27 @@ struct HTTPTransportTests {
         #expect(message.contains("no answer within 1 seconds"))
     }
 
+    @Test("a 1 GB reply stops at the 256 MiB stream cap with a typed error; the connection is closed, not drained",
+          arguments: TransportKind.allCases)
+    func endlessReply(_ transport: TransportKind) async throws {
+        // SSE comment lines of 1 MiB: valid, never an event, so only the byte cap can end the reply.
+        let comment = Array((": " + String(repeating: "x", count: (1 << 20) - 4) + "\n\n").utf8)
+        let server = try RawTestServer(.endlessBody(head: "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n",
+                                                    chunk: comment, limit: 1 << 30))
+        defer { server.stop() }
+        let client = try await client(transport, backend: server.url)
+        let error = await #expect(throws: ChappieClientError.self) { _ = try await client.send("hello") }
+        #expect(error == .invalidResponse("the response was larger than \(256 << 20) bytes"))
+        // Closed, not drained: past the cap only what the socket buffers held was sent. Linux's
+        // URLSession (FoundationNetworking) reads ahead of its delegate and ignores suspend(), so
+        // there it overshoots (measured: ~120 MiB) but still stops long before the gigabyte.
+        var bound = (256 + 64) << 20
+        #if canImport(FoundationNetworking)
+        if transport == .urlSession { bound = 512 << 20 }
+        #endif
+        #expect(server.bodyBytesSent < bound, "sent \(server.bodyBytesSent) bytes")
+    }
+
     @Test("a redirect is never followed: the token stays with the server it was sent to",
           arguments: TransportKind.allCases, [302, 307])
     func redirectRefused(_ transport: TransportKind, status: Int) async throws {
