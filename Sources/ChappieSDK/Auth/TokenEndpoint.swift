@@ -133,17 +133,3 @@ enum FormEncoding {
         return (text.addingPercentEncoding(withAllowedCharacters: restricted) ?? text).replacingOccurrences(of: " ", with: "+")
     }
 }
-
-extension TransportError {
-    /// A one-line, token-free message.
-    var message: String {
-        switch self {
-        case .network(let message, _): message
-        case .idleTimeout: "the server stopped sending data"
-        case .headTimeout(let seconds): "the server sent no answer within \(Int(seconds)) seconds"
-        case .consumerTooSlow(let bytes): "more than \(bytes) unread bytes piled up"
-        case .responseTooLarge(let bytes): "the response was larger than \(bytes) bytes"
-        case .unsupported(let what): what
-        }
-    }
-}

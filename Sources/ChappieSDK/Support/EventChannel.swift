@@ -17,8 +17,7 @@ package protocol ChappieMergeableEvent: Sendable {
 /// cancelled when the consumer stops iterating (the stream is dropped) or its task is cancelled.
 package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
     private struct State {
-        var buffer: [Element] = []
-        var head = 0
+        var buffer = FIFOQueue<Element>()
         var tail: (kind: Int, text: String)?
         var ended = false
         var failure: (any Error)?
@@ -39,11 +38,11 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
     package func send(_ event: Element) {
         let waiter = state.withLock { state -> CheckedContinuation<Element?, any Error>? in
             guard !state.ended else { return nil }
-            if let waiter = state.waiter, state.head == state.buffer.count, state.tail == nil {
+            if let waiter = state.waiter, state.buffer.isEmpty, state.tail == nil {
                 state.waiter = nil
                 return waiter
             }
-            if let piece = event.mergeableText, state.buffer.count - state.head >= Self.mergeThreshold {
+            if let piece = event.mergeableText, state.buffer.count >= Self.mergeThreshold {
                 if state.tail?.kind == piece.kind {
                     state.tail?.text.append(piece.text)
                 } else {
@@ -65,7 +64,7 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
             guard !state.ended else { return nil }
             state.ended = true
             state.failure = error
-            guard state.head == state.buffer.count, state.tail == nil else { return nil }
+            guard state.buffer.isEmpty, state.tail == nil else { return nil }
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -79,15 +78,7 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
                 let outcome = state.withLock { state -> Outcome in
-                    if state.head < state.buffer.count {
-                        let event = state.buffer[state.head]
-                        state.head += 1
-                        if state.head == state.buffer.count {
-                            state.buffer.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        return .event(event)
-                    }
+                    if let event = state.buffer.popFirst() { return .event(event) }
                     if let tail = state.tail {
                         state.tail = nil
                         return .event(.mergedText(kind: tail.kind, text: tail.text))

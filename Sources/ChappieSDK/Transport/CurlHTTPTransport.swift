@@ -174,7 +174,7 @@ private final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.loop = loop
         body = ResponseBodyBuffer(flowControl: HTTPResponseBody.FlowControl(
-            highWater: 1 << 20, lowWater: 256 << 10, hardCap: nil, maximumBodyBytes: request.maximumBodyBytes,
+            highWater: 1 << 20, lowWater: 256 << 10, maximumBodyBytes: request.maximumBodyBytes,
             pause: { [weak self] in self?.state.withLock { $0.paused = true } },
             resume: { [weak self] in self?.resumeReading() },
             stop: { [weak self] in self?.cancel(with: CancellationError()) }))

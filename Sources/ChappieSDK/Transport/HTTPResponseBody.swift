@@ -4,12 +4,14 @@ import Foundation
 /// held in a bounded buffer between the network and the consumer.
 ///
 /// Flow control (DESIGN §4): when more than ``FlowControl/highWater`` bytes wait unread, the
-/// producer is asked to pause (URLSession: `suspend()` on the data task) and, once the consumer has
-/// read the buffer down to ``FlowControl/lowWater``, to resume. Where pausing is not honoured
-/// (FoundationNetworking on Linux ignores `suspend()`: measured, DESIGN §9) the buffer instead has a
-/// hard cap, ``FlowControl/hardCap``, past which the body fails with
-/// ``TransportError/consumerTooSlow(_:)``: loudly, never by dropping bytes. A body longer than
-/// ``FlowControl/maximumBodyBytes`` in total fails with ``TransportError/responseTooLarge(_:)``.
+/// producer is asked to pause (libcurl: `CURL_WRITEFUNC_PAUSE`; URLSession: `suspend()` on the data
+/// task) and, once the consumer has read the buffer down to ``FlowControl/lowWater``, to resume.
+/// The two calls never cross: they are made one at a time, and each caller re-reads what the
+/// buffer wants after its call, so the producer always ends in the state last asked for (a resume
+/// overtaking its pause would otherwise leave a download paused for good). Where pausing is not
+/// honoured (FoundationNetworking on Linux ignores `suspend()`: measured, DESIGN §9) unread bytes
+/// are bounded by the total cap alone: a body longer than ``FlowControl/maximumBodyBytes`` fails
+/// with ``TransportError/responseTooLarge(_:)``, loudly, never by dropping bytes.
 ///
 /// Ending iteration early, or cancelling the reading task, must be followed by ``cancel()``
 /// (every consumer in the SDK does it in a `defer`); the network request then stops at once.
@@ -85,8 +87,6 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
         var highWater: Int
         /// Unread bytes at or below which a paused producer resumes.
         var lowWater: Int
-        /// Unread bytes past which the body fails, where pausing is not honoured; nil where it is.
-        var hardCap: Int?
         /// Total body bytes past which the body fails.
         var maximumBodyBytes: Int
         /// Pauses the producer; nil when it cannot be paused.
@@ -97,20 +97,23 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
         var stop: (@Sendable () -> Void)?
 
         /// No bounds and no producer to control (test doubles).
-        static let unbounded = FlowControl(highWater: .max, lowWater: .max, hardCap: nil, maximumBodyBytes: .max)
+        static let unbounded = FlowControl(highWater: .max, lowWater: .max, maximumBodyBytes: .max)
     }
 }
 
 /// The buffer behind an ``HTTPResponseBody``: the producer yields chunks and finishes; the consumer
-/// awaits them one at a time. Thread-safe; chunks are kept in a FIFO with a moving head, so taking
-/// one costs O(1).
+/// awaits them one at a time. Thread-safe; taking a chunk costs O(1) (``FIFOQueue``).
 final class ResponseBodyBuffer: Sendable {
     private struct State {
-        var chunks: [Data] = []
-        var head = 0
+        var chunks = FIFOQueue<Data>()
         var unreadBytes = 0
         var totalBytes = 0
+        /// What the buffer wants of the producer.
         var paused = false
+        /// What the producer was last told (``ResponseBodyBuffer/applyFlowControl()``).
+        var producerPaused = false
+        /// True while a caller makes pause and resume calls.
+        var applyingFlowControl = false
         var ended = false
         var failure: (any Error)?
         var waiter: CheckedContinuation<Data?, any Error>?
@@ -141,7 +144,6 @@ final class ResponseBodyBuffer: Sendable {
             }
             state.chunks.append(chunk)
             state.unreadBytes += chunk.count
-            if let cap = flowControl.hardCap, state.unreadBytes > cap { return .fail(.consumerTooSlow(cap)) }
             if state.unreadBytes > flowControl.highWater, !state.paused, flowControl.pause != nil {
                 state.paused = true
                 return .pause
@@ -151,7 +153,7 @@ final class ResponseBodyBuffer: Sendable {
         switch action {
         case .none: break
         case .deliver(let waiter): waiter.resume(returning: chunk)
-        case .pause: flowControl.pause?()
+        case .pause: applyFlowControl()
         case .fail(let error):
             flowControl.stop?()
             abort(with: error)
@@ -165,7 +167,7 @@ final class ResponseBodyBuffer: Sendable {
             state.ended = true
             state.failure = error
             defer { state.waiter = nil }
-            return state.chunks.count > state.head ? nil : state.waiter
+            return state.chunks.isEmpty ? state.waiter : nil
         }
         guard let waiter else { return }
         if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
@@ -175,7 +177,6 @@ final class ResponseBodyBuffer: Sendable {
     private func abort(with error: any Error) {
         state.withLock { state in
             state.chunks.removeAll()
-            state.head = 0
             state.unreadBytes = 0
         }
         finish(throwing: error)
@@ -185,7 +186,6 @@ final class ResponseBodyBuffer: Sendable {
     func cancel() {
         let shouldStop = state.withLock { state -> Bool in
             state.chunks.removeAll()
-            state.head = 0
             state.unreadBytes = 0
             guard !state.ended else { return false }
             state.ended = true
@@ -208,7 +208,7 @@ final class ResponseBodyBuffer: Sendable {
         let id: Int
         switch ready {
         case .chunk(let chunk, let resume):
-            if resume { flowControl.resume?() }
+            if resume { applyFlowControl() }
             return chunk
         case .end: return nil
         case .failure(let error): throw error
@@ -228,7 +228,7 @@ final class ResponseBodyBuffer: Sendable {
                 switch outcome {
                 case .installed: break
                 case .chunk(let chunk, let resume):
-                    if resume { flowControl.resume?() }
+                    if resume { applyFlowControl() }
                     continuation.resume(returning: chunk)
                 case .end: continuation.resume(returning: nil)
                 case .failure(let error): continuation.resume(throwing: error)
@@ -246,20 +246,35 @@ final class ResponseBodyBuffer: Sendable {
 
     /// Takes the oldest unread chunk; `resume` says whether a paused producer should resume.
     private static func take(from state: inout State, lowWater: Int) -> (Data, resume: Bool)? {
-        guard state.head < state.chunks.count else { return nil }
-        let chunk = state.chunks[state.head]
-        state.head += 1
+        guard let chunk = state.chunks.popFirst() else { return nil }
         state.unreadBytes -= chunk.count
-        if state.head == state.chunks.count {
-            state.chunks.removeAll(keepingCapacity: true)
-            state.head = 0
-        } else if state.head >= 64, state.head * 2 >= state.chunks.count {
-            state.chunks.removeFirst(state.head)
-            state.head = 0
-        }
         let resume = state.paused && state.unreadBytes <= lowWater
         if resume { state.paused = false }
         return (chunk, resume)
+    }
+
+    /// Tells the producer to pause or resume until it is in the state the buffer wants. One caller
+    /// at a time makes the calls (outside the lock: they may block); a caller that finds another
+    /// at work leaves the change to it, and that one reads the wish again after each call.
+    private func applyFlowControl() {
+        var entered = false
+        while true {
+            let pause = state.withLock { state -> Bool? in
+                if !entered {
+                    guard !state.applyingFlowControl else { return nil }
+                    state.applyingFlowControl = true
+                    entered = true
+                }
+                guard state.paused != state.producerPaused else {
+                    state.applyingFlowControl = false
+                    return nil
+                }
+                state.producerPaused = state.paused
+                return state.paused
+            }
+            guard let pause else { return }
+            if pause { flowControl.pause?() } else { flowControl.resume?() }
+        }
     }
 }
 

@@ -82,9 +82,18 @@ enum TransportError: Error, Sendable, Equatable {
     case headTimeout(TimeInterval)
     /// The body exceeded the byte cap.
     case responseTooLarge(Int)
-    /// More than this many unread bytes piled up where the platform cannot pause a download.
-    case consumerTooSlow(Int)
     /// The transport cannot do this here (e.g. WebSocket without libcurl support, or a proxy that
     /// would see a loopback request).
     case unsupported(String)
+
+    /// A one-line, token-free message.
+    var message: String {
+        switch self {
+        case .network(let message, _): message
+        case .idleTimeout: "the server stopped sending data"
+        case .headTimeout(let seconds): "the server sent no answer within \(Int(seconds)) seconds"
+        case .responseTooLarge(let bytes): "the response was larger than \(bytes) bytes"
+        case .unsupported(let what): what
+        }
+    }
 }

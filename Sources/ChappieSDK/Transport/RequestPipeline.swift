@@ -119,13 +119,11 @@ struct RequestPipeline: Sendable {
     /// are transient; the rest end the call (`idleTimeout`: the request's idle timeout, seconds).
     func failure(for error: TransportError, idleTimeout: TimeInterval) -> BackendFailure {
         switch error {
-        case .network(let message, let reached): .transient(.network(message, mayHaveReachedServer: reached))
-        case .headTimeout(let seconds):
-            .transient(.network("the server sent no answer within \(Int(seconds)) seconds", mayHaveReachedServer: true))
+        case .network(_, let reached): .transient(.network(error.message, mayHaveReachedServer: reached))
+        case .headTimeout: .transient(.network(error.message, mayHaveReachedServer: true))
         case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
-        case .responseTooLarge(let bytes): .terminal(.invalidResponse("the response was larger than \(bytes) bytes"))
-        case .consumerTooSlow(let bytes): .terminal(.invalidResponse("more than \(bytes) unread bytes piled up"))
-        case .unsupported(let what): .terminal(.network(what, mayHaveReachedServer: false))
+        case .responseTooLarge: .terminal(.invalidResponse(error.message))
+        case .unsupported: .terminal(.network(error.message, mayHaveReachedServer: false))
         }
     }
 

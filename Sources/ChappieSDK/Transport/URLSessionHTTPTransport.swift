@@ -150,10 +150,10 @@ private final class StreamingTask: Sendable {
     /// grows only while a loopback server outruns the parser.
     private static func flowControl(for task: URLSessionDataTask, maximumBodyBytes: Int) -> HTTPResponseBody.FlowControl {
         #if canImport(FoundationNetworking)
-        HTTPResponseBody.FlowControl(highWater: .max, lowWater: .max, hardCap: nil, maximumBodyBytes: maximumBodyBytes,
+        HTTPResponseBody.FlowControl(highWater: .max, lowWater: .max, maximumBodyBytes: maximumBodyBytes,
                                      pause: nil, resume: nil, stop: { task.cancel() })
         #else
-        HTTPResponseBody.FlowControl(highWater: 1 << 20, lowWater: 256 << 10, hardCap: nil, maximumBodyBytes: maximumBodyBytes,
+        HTTPResponseBody.FlowControl(highWater: 1 << 20, lowWater: 256 << 10, maximumBodyBytes: maximumBodyBytes,
                                      pause: { task.suspend() }, resume: { task.resume() }, stop: { task.cancel() })
         #endif
     }

@@ -243,7 +243,6 @@ final class RFC6455ConnectionCore: Sendable {
     private static func end(_ state: inout RFC6455ConnectionState, with error: WebSocketError, dropInbox: Bool) -> Waiters {
         if dropInbox {
             state.inbox.removeAll()
-            state.inboxHead = 0
             state.inboxBytes = 0
         }
         guard state.terminal == nil else { return Waiters() }

@@ -35,8 +35,7 @@ struct RFC6455ConnectionState {
     var abandoned = false
     var responseHeaders: [(name: String, value: String)] = []
 
-    var inbox: [WebSocketMessage] = []
-    var inboxHead = 0
+    var inbox = FIFOQueue<WebSocketMessage>()
     var inboxBytes = 0
     var readingPaused = false
     var receivers: [(id: UInt64, continuation: CheckedContinuation<WebSocketMessage, any Error>)] = []
@@ -50,21 +49,12 @@ struct RFC6455ConnectionState {
     var nextID: UInt64 = 0
 
     /// Messages waiting for ``RFC6455ConnectionCore/receive()``.
-    var inboxCount: Int { inbox.count - inboxHead }
+    var inboxCount: Int { inbox.count }
 
     /// Takes the oldest waiting message.
     mutating func popMessage() -> WebSocketMessage? {
-        guard inboxHead < inbox.count else { return nil }
-        let message = inbox[inboxHead]
-        inboxHead += 1
+        guard let message = inbox.popFirst() else { return nil }
         inboxBytes -= Self.size(of: message)
-        if inboxHead == inbox.count {
-            inbox.removeAll(keepingCapacity: true)
-            inboxHead = 0
-        } else if inboxHead >= 1024 && inboxHead * 2 >= inbox.count {
-            inbox.removeFirst(inboxHead)
-            inboxHead = 0
-        }
         return message
     }
 
