@@ -24,7 +24,7 @@ actor CredentialManager {
     private var credential: ChappieCredential?
     private var loaded = false
     private var generation = 0
-    private var refreshFlight: (id: Int, task: Task<ChappieCredential, any Error>)?
+    private var refreshFlight: RefreshFlight?
     private var flightCount = 0
     /// A terminal refresh failure for the refresh token that caused it: later calls fail at once
     /// until the stored credential changes.
@@ -118,10 +118,20 @@ actor CredentialManager {
     /// Stores a freshly signed-in credential (persist before publish).
     func adopt(_ newCredential: ChappieCredential) async throws {
         epoch += 1
-        cancelRefreshFlight()
-        try await writingStore {
-            do { try await store.saveCredential(newCredential, for: key) }
-            catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        // The previous sign-in is forgotten before the next suspension, so no caller resuming
+        // meanwhile uses it; the new one is used once it is saved (if saving fails, the store is
+        // read again on next use).
+        credential = nil
+        loaded = true
+        detachRefreshFlight()
+        do {
+            try await writingStore {
+                do { try await store.saveCredential(newCredential, for: key) }
+                catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+            }
+        } catch {
+            loaded = false
+            throw error
         }
         credential = newCredential
         loaded = true
@@ -136,7 +146,11 @@ actor CredentialManager {
         let old = try? await loadIfNeeded()
         signOuts += 1
         epoch += 1
-        cancelRefreshFlight()
+        // Forgotten before the next suspension: no caller resuming meanwhile (a cut-short refresh,
+        // a new request) may use the signed-out credential while the store deletes it.
+        credential = nil
+        loaded = true
+        detachRefreshFlight()
         let waiters = signOutWaiters.values
         signOutWaiters.removeAll()
         waiters.forEach { $0.resume() }
@@ -218,29 +232,48 @@ actor CredentialManager {
         return Authorization(accessToken: credential.accessToken, accountID: accountID, generation: generation)
     }
 
-    /// One refresh flight at a time; concurrent callers join it.
+    /// A refresh in progress: its id (a finished flight never clears a newer one), the epoch it
+    /// started in, and its task.
+    private struct RefreshFlight {
+        var id: Int
+        var epoch: Int
+        var task: Task<ChappieCredential, any Error>
+    }
+
+    /// Callers that joined a flight another caller started (for tests).
+    private(set) var flightJoins = 0
+
+    /// One refresh flight at a time; concurrent callers join it, and every caller of a flight cut
+    /// short by a sign-out or a new sign-in gets the slot's state instead of the flight's error.
     private func refresh(rejecting stale: ChappieCredential, _ context: CredentialContext) async throws -> ChappieCredential {
-        if let flight = refreshFlight { return try await flight.task.value }
-        if let current = credential, current.accessToken != stale.accessToken { return current }
-        flightCount += 1
-        let id = flightCount
-        let flightEpoch = epoch
-        let task = Task { try await self.performRefresh(of: stale, epoch: flightEpoch, context) }
-        refreshFlight = (id, task)
-        defer { if refreshFlight?.id == id { refreshFlight = nil } }
+        let flight: RefreshFlight
+        if let current = refreshFlight {
+            flightJoins += 1
+            flight = current
+        } else {
+            if let current = credential, current.accessToken != stale.accessToken { return current }
+            flightCount += 1
+            let flightEpoch = epoch
+            flight = RefreshFlight(id: flightCount, epoch: flightEpoch,
+                                   task: Task { try await self.performRefresh(of: stale, epoch: flightEpoch, context) })
+            refreshFlight = flight
+        }
+        defer { if refreshFlight?.id == flight.id { refreshFlight = nil } }
         do {
-            return try await task.value
+            return try await flight.task.value
         } catch {
-            // A flight cut short by a sign-out or a new sign-in: report the slot's state instead.
-            guard epoch != flightEpoch else { throw error }
+            guard epoch != flight.epoch else { throw error }
             try Task.checkCancellation()
             if let current = credential { return current }
             throw ChappieClientError.missingCredential
         }
     }
 
-    private func cancelRefreshFlight() {
-        refreshFlight?.task.cancel()
+    /// Lets a sign-out or a new sign-in leave the refresh in flight behind: later callers start
+    /// their own. Its request is not cancelled: a token endpoint that already rotated the tokens
+    /// would otherwise leave them valid and unknown; answered, they are revoked and never saved
+    /// (its epoch is old), and its callers get the slot's state.
+    private func detachRefreshFlight() {
         refreshFlight = nil
     }
 

@@ -6,7 +6,8 @@ import Foundation
 /// so synchronous state shared with URLSession delegate callbacks lives here instead.
 /// It is sound to mark it `@unchecked Sendable` because every access to `value` happens inside
 /// `withLock`, which holds the lock for the whole closure, and the closure cannot leak an
-/// `inout` reference. This is the only `@unchecked Sendable` type in ChappieSDK.
+/// `inout` reference. ChappieSDK's only other `@unchecked Sendable` types are the libcurl loop and
+/// transfer (`CurlHTTPTransport.swift`), whose unlocked state is touched on their loop thread only.
 final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -246,6 +246,9 @@ private final class CurlTransfer: @unchecked Sendable {
         chappie_curl_easy_setopt_long(easy, Option.lowSpeedLimit, 1)
         chappie_curl_easy_setopt_long(easy, Option.lowSpeedTime, Int(max(1, request.idleTimeout).rounded(.up)))
         chappie_curl_easy_setopt_long(easy, Option.tcpKeepAlive, 1)
+        // Behind an HTTPS proxy, the proxy's answer to CONNECT ("200 Connection established") must
+        // never be taken for the server's response head.
+        chappie_curl_easy_setopt_long(easy, Option.suppressConnectHeaders, 1)
         if LoopbackAddress.isLoopback(host: request.url.host) { chappie_curl_easy_setopt_pointer(easy, Option.noProxy, "*") }
         switch request.method.uppercased() {
         case "GET": chappie_curl_easy_setopt_long(easy, Option.httpGet, 1)
@@ -379,6 +382,7 @@ private final class CurlTransfer: @unchecked Sendable {
         static let noProxy: Int32 = 10177
         static let protocols: Int32 = 181
         static let tcpKeepAlive: Int32 = 213
+        static let suppressConnectHeaders: Int32 = 265
         /// CURLPROTO_HTTP | CURLPROTO_HTTPS.
         static let httpAndHTTPS = 3
         /// CURL_WRITEFUNC_PAUSE.

@@ -51,6 +51,37 @@ private func owner(stored: ChappieCredential) async throws -> (CredentialManager
     return (CredentialManager(store: store, key: key), context, store, gate)
 }
 
+/// An in-memory store whose delete waits for the test.
+private actor SlowDeleteStore: ChappieCredentialStore {
+    private var credentials: [ChappieCredentialKey: ChappieCredential] = [:]
+    private var started: CheckedContinuation<Void, Never>?
+    private var didStart = false
+    private var gate: CheckedContinuation<Void, Never>?
+
+    nonisolated var identity: String { "slow-delete-test" }
+
+    func loadCredential(for key: ChappieCredentialKey) async throws -> ChappieCredential? { credentials[key] }
+    func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws { credentials[key] = credential }
+    func deleteCredential(for key: ChappieCredentialKey) async throws {
+        didStart = true
+        started?.resume()
+        await withCheckedContinuation { gate = $0 }
+        credentials[key] = nil
+    }
+
+    /// Returns once a delete has started (and waits).
+    func deleteStarted() async {
+        if didStart { return }
+        await withCheckedContinuation { started = $0 }
+    }
+
+    /// Lets the waiting delete finish.
+    func finishDelete() {
+        gate?.resume()
+        gate = nil
+    }
+}
+
 @Suite("Credential owner")
 struct CredentialOwnerTests {
     @Test("a refresh flight cut short by a new sign-in never clears the newer flight: no third refresh")
@@ -81,6 +112,34 @@ struct CredentialOwnerTests {
         await #expect(throws: ChappieClientError.missingCredential) { _ = try await request.value }
         #expect(try await store.loadCredential(for: key) == nil)
         #expect(await gate.revokedTokens.contains("rt_new_1"))
+    }
+
+    @Test("callers that joined a refresh cut short by sign-out are told the slot is signed out, not that they were cancelled")
+    func joinersOfCutFlight() async throws {
+        let (owner, context, _, gate) = try await owner(stored: ChappieAuthFixtures.credential(expiresIn: -60))
+        let starter = Task { try await owner.authorization(context) }
+        await gate.nextArrival()
+        let joiner = Task { try await owner.authorization(context) }
+        while await owner.flightJoins < 1 { await Task.yield() }  // the joiner waits on the flight
+        try await owner.signOut(context)
+        await gate.releaseOne()
+        await #expect(throws: ChappieClientError.missingCredential) { _ = try await joiner.value }
+        await #expect(throws: ChappieClientError.missingCredential) { _ = try await starter.value }
+    }
+
+    @Test("a request made while sign-out deletes the credential never gets the signed-out token")
+    func requestDuringSignOut() async throws {
+        let store = SlowDeleteStore()
+        try await store.saveCredential(ChappieAuthFixtures.credential(expiresIn: 3600), for: key)
+        let owner = CredentialManager(store: store, key: key)
+        let context = CredentialContext(tokenEndpoint: TokenEndpoint(endpoints: endpoints, transport: ScriptedTransport(replies: [.json(200, "{}")])),
+                                        time: .system)
+        _ = try await owner.authorization(context)
+        let signOut = Task { try await owner.signOut(context) }
+        await store.deleteStarted()
+        await #expect(throws: ChappieClientError.missingCredential) { _ = try await owner.authorization(context) }
+        await store.finishDelete()
+        try await signOut.value
     }
 
     @Test("an owner is released once no session or client uses it")

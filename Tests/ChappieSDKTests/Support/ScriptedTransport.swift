@@ -28,6 +28,7 @@ actor ScriptedTransport: HTTPTransport {
 
     nonisolated func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
         let reply = await record(request)
+        try Task.checkCancellation()  // as a real transport: a cancelled request gets no answer
         if let failure = reply.failure { throw failure }
         let (stream, continuation) = HTTPByteStream.makeStream()
         for chunk in reply.chunks { continuation.yield(chunk) }

