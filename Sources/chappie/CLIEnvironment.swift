@@ -44,6 +44,9 @@ struct CLIEnvironment {
             // Another issuer gets a credential slot of its own (ChappieConfiguration.credentialKey).
             if let auth = override("auth-url", "CHAPPIE_AUTH_URL") {
                 configuration.endpoints.authIssuer = try url(auth.text, source: auth.source)
+                // Its sign-in never goes to ChatGPT's backend (ChappieEndpoints): without a backend
+                // override, the backend is the issuer's own /backend-api (chappie emulator's layout).
+                configuration.endpoints.backend = configuration.endpoints.authIssuer.appending(path: "backend-api")
             }
             if let backend = override("backend-url", "CHAPPIE_BACKEND_URL") {
                 configuration.endpoints.backend = try url(backend.text, source: backend.source)

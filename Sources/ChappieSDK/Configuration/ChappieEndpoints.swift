@@ -22,10 +22,12 @@ import Darwin
 ///   `https` (`wss`), or plain `http` (`ws`) to this machine only: a literal loopback address
 ///   (`127.0.0.0/8`, `::1`) or `localhost`. A name such as `127.0.0.1.example.com` is not loopback:
 ///   it may resolve anywhere.
-/// - **A ChatGPT sign-in stays with ChatGPT.** With the OpenAI issuer, the backend must be the
-///   OpenAI backend: a backend override alone (a stale environment variable, a mistyped setting)
-///   would otherwise send the user's ChatGPT tokens to another server. Point both at the other
-///   server instead; a configuration with another issuer keeps its credential in a slot of its own
+/// - **A ChatGPT sign-in stays with ChatGPT, and only it goes there.** With the OpenAI issuer, the
+///   backend must be the OpenAI backend: a backend override alone (a stale environment variable, a
+///   mistyped setting) would otherwise send the user's ChatGPT tokens to another server. And with
+///   another issuer, the backend must not be the OpenAI backend: an issuer override alone would
+///   send that server's tokens to ChatGPT. Point both at the other server instead; a
+///   configuration with another issuer keeps its credential in a slot of its own
 ///   (``ChappieConfiguration/credentialKey``), so it never sees the ChatGPT sign-in.
 ///
 /// The rules are checked at first use, not at construction: the initializer and the properties
@@ -65,7 +67,7 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     }
 
     /// Checks both rules of ``ChappieEndpoints`` ("Where tokens may go"): every URL is `https`/`wss`
-    /// or plain to loopback, and the OpenAI issuer is paired with the OpenAI backend.
+    /// or plain to loopback, and the OpenAI issuer goes with the OpenAI backend and no other.
     /// Throws ``ChappieEndpointError``; the SDK calls it before every request that carries a secret.
     public func validate() throws(ChappieEndpointError) {
         if let violation { throw violation }
@@ -77,10 +79,10 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
         where !Self.allowsSecrets(to: url) {
             return .insecureTransport(role: role, origin: Self.origin(of: url))
         }
-        if Self.origin(of: authIssuer) == Self.origin(of: Self.openAI.authIssuer),
-           Self.base(of: backend) != Self.base(of: Self.openAI.backend) {
-            return .backendNotOfIssuer(backend: Self.origin(of: backend))
-        }
+        let openAIIssuer = Self.origin(of: authIssuer) == Self.origin(of: Self.openAI.authIssuer)
+        let openAIBackend = Self.base(of: backend) == Self.base(of: Self.openAI.backend)
+        if openAIIssuer, !openAIBackend { return .backendNotOfIssuer(backend: Self.origin(of: backend)) }
+        if !openAIIssuer, openAIBackend { return .issuerNotOfBackend(issuer: Self.origin(of: authIssuer)) }
         return nil
     }
 
@@ -189,6 +191,9 @@ public enum ChappieEndpointError: Error, Sendable, Hashable, LocalizedError, Cus
     /// The OpenAI issuer is paired with another backend (at `backend`), which would receive the
     /// user's ChatGPT tokens.
     case backendNotOfIssuer(backend: String)
+    /// Another issuer (at `issuer`) is paired with the OpenAI backend, which would receive that
+    /// issuer's tokens.
+    case issuerNotOfBackend(issuer: String)
 
     /// One line saying what is wrong and how to fix it.
     public var errorDescription: String? {
@@ -199,6 +204,9 @@ public enum ChappieEndpointError: Error, Sendable, Hashable, LocalizedError, Cus
         case .backendNotOfIssuer(let backend):
             "The backend \(backend) is not ChatGPT's, so a ChatGPT sign-in is not sent there: "
                 + "point the auth issuer at the same server to sign in there."
+        case .issuerNotOfBackend(let issuer):
+            "The auth issuer \(issuer) is not OpenAI's, so its sign-in is not sent to ChatGPT's backend: "
+                + "point the backend at the same server."
         }
     }
 

@@ -27,7 +27,7 @@ enum HelpCommand {
           --json               Machine-readable output, one JSON object per line (errors too)
           --raw                Print model text as it came (control characters included)
           --auth-url URL       Auth issuer base URL (or CHAPPIE_AUTH_URL)
-          --backend-url URL    Backend base URL (or CHAPPIE_BACKEND_URL)
+          --backend-url URL    Backend base URL (or CHAPPIE_BACKEND_URL; default with --auth-url: its /backend-api)
           --transport KIND     auto (WebSocket, HTTP as the fallback), websocket or http (or CHAPPIE_TRANSPORT)
           --version            Print the version
 

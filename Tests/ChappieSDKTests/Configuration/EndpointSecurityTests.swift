@@ -66,6 +66,22 @@ struct EndpointSecurityTests {
         }
     }
 
+    @Test("another issuer with the OpenAI backend is refused: its sign-in never goes to ChatGPT", arguments: [
+        "http://127.0.0.1:8765", "https://proxy.example",
+    ])
+    func issuerOverrideAlone(issuer: String) async throws {
+        let endpoints = ChappieEndpoints(authIssuer: url(issuer), backend: ChappieEndpoints.openAI.backend)
+        let expected = ChappieEndpointError.issuerNotOfBackend(issuer: ChappieEndpoints.origin(of: url(issuer)))
+        #expect(throws: expected) { try endpoints.validate() }
+        let configuration = try await signedIn(endpoints)
+        let transport = ScriptedTransport(replies: [.json(200, "{}")])
+        let client = ChappieClient(configuration: configuration, transport: transport, webSockets: ScriptedWebSocketConnector([]),
+                                   timeSource: ChappieVirtualTime().timeSource)
+        await #expect(throws: ChappieClientError.insecureEndpoint(expected)) { try await client.models() }
+        await #expect(throws: ChappieClientError.insecureEndpoint(expected)) { try await client.send("hi") }
+        #expect(await transport.requests.isEmpty)
+    }
+
     @Test("a client with an insecure backend fails every call before any request, WebSocket included", arguments: [
         "http://example.com/backend-api", "http://127.0.0.1.nip.io/backend-api",
     ])
