@@ -49,8 +49,9 @@ struct ResponseTurnRunner: Sendable {
 
     private func runReportingHead(body: ChappieJSONValue, sessionID: String, handler: inout ResponseEventHandler,
                                   emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> (response: ChappieResponse, head: HTTPResponseHead) {
-        let bodyData = Data(body.jsonString.utf8)
-        if await streaming.shouldTryWebSocket(policy: transportPolicy), bodyData.count < WebSocketLimits.maximumFrameBytes - 1024 {
+        // Encoded for HTTP only when it goes there: a WebSocket turn encodes just its frame (the
+        // new items on a kept socket), so it costs what it adds, not the whole conversation.
+        if await streaming.shouldTryWebSocket(policy: transportPolicy) {
             let coordinator = WebSocketStreamCoordinator(runner: self)
             switch try await coordinator.run(body: body, sessionID: sessionID, handler: &handler, emit: emit) {
             case .completed(var response):
@@ -61,7 +62,7 @@ struct ResponseTurnRunner: Sendable {
                 pipeline.logger(.warning, "websocket.fallback", ["sticky": "\(sticky)"])
             }
         }
-        return try await runHTTP(body: bodyData, sessionID: sessionID, handler: &handler, emit: emit)
+        return try await runHTTP(body: Data(body.jsonString.utf8), sessionID: sessionID, handler: &handler, emit: emit)
     }
 
     /// Opens the WebSocket and warms it (PROTOCOL §6.3): a `response.create` with the request's

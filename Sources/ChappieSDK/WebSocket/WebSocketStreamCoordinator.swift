@@ -46,6 +46,11 @@ struct WebSocketStreamCoordinator: Sendable {
                 socket = open
                 let frame = IncrementalRequest.frame(for: body, after: open.memory, turnState: runner.turnState.value, generate: generate)
                 pipeline.logger(.debug, "websocket.request", ["incremental": "\(frame.incremental)", "bytes": "\(frame.text.utf8.count)"])
+                if frame.text.utf8.count > WebSocketLimits.maximumFrameBytes - 1024 {
+                    // Larger than a frame may be: this request goes over HTTP/SSE, the socket stays.
+                    await runner.socket.keep(open)
+                    return .fallBack(sticky: false)
+                }
                 let connection = open.connection
                 try await connection.send(text: frame.text)
                 watchdog = IdleWatchdog(timeout: policy.streamIdleTimeout) { connection.close(code: Wire.normalClosure) }

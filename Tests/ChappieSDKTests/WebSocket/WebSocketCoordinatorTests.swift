@@ -186,12 +186,17 @@ struct WebSocketCoordinatorTests {
         #expect(overSSE.contains { if case .completed(let response) = $0 { response.transport == .httpSSE } else { false } })
     }
 
-    @Test("a request larger than the frame limit goes over HTTP")
+    @Test("a request larger than the frame limit goes over HTTP; the socket stays for the next turn")
     func frameLimit() async throws {
         let connector = ScriptedWebSocketConnector([.events(scriptedEvents(["ws"]), then: .open)])
         let (client, http) = try await client(connector)
-        _ = try await collect(client.stream(String(repeating: "x", count: WebSocketLimits.maximumFrameBytes)))
-        #expect(await connector.connectCount == 0)
+        let big = try await collect(client.stream(String(repeating: "x", count: WebSocketLimits.maximumFrameBytes)))
+        #expect(big.response?.transport == .httpSSE)
+        #expect(await http.requests.count == 1)
+        await client.clearContext()  // else the next request carries the big message again
+        let next = try await collect(client.stream("small"))
+        #expect(next.response?.transport == .webSocket)
+        #expect(await connector.connectCount == 1)
         #expect(await http.requests.count == 1)
     }
 }
