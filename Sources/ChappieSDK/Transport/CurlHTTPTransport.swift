@@ -148,7 +148,7 @@ private final class CurlLoop: @unchecked Sendable {
 /// One request: its easy handle (created and used on the loop thread), its head continuation,
 /// and the body buffer it fills.
 private final class CurlTransfer: @unchecked Sendable {
-    // Safety: `easy`, `headers`, `headerLines` and `status` are used only on the loop thread;
+    // Safety: `easy`, `headers`, `headerLines`, `status` and `headSent` are used only on the loop thread;
     // everything shared with other threads is in `state`, behind its lock.
     private struct State {
         var headContinuation: CheckedContinuation<HTTPResponseHead, any Error>?
@@ -169,6 +169,9 @@ private final class CurlTransfer: @unchecked Sendable {
     private var headers: UnsafeMutableRawPointer?
     private var headerLines: [String] = []
     private var status = 0
+    /// The head went to the waiting caller (loop thread only; ``State/headDelivered`` is the
+    /// shared truth, this spares each body piece a lock to ask it).
+    private var headSent = false
 
     init(request: HTTPRequest, loop: CurlLoop) {
         self.request = request
@@ -296,7 +299,7 @@ private final class CurlTransfer: @unchecked Sendable {
     /// A piece of the body. While the buffer asks for a pause, the piece is left with libcurl
     /// (`CURL_WRITEFUNC_PAUSE`), which then stops reading the socket until ``resumeReading()``.
     private func write(_ bytes: UnsafeRawBufferPointer) -> Int {
-        deliverHead()
+        if !headSent { deliverHead() }
         let (failed, paused) = state.withLock { ($0.failure != nil, $0.paused) }
         if failed { return 0 }
         if paused { return Option.writePause }
@@ -305,6 +308,7 @@ private final class CurlTransfer: @unchecked Sendable {
     }
 
     private func deliverHead() {
+        headSent = true
         let continuation = state.withLock { state -> CheckedContinuation<HTTPResponseHead, any Error>? in
             guard !state.headDelivered else { return nil }
             state.headDelivered = true
