@@ -84,6 +84,15 @@ struct CLIChatInterruptTests {
             let body = try CLIEmulator.body(of: await emulator.nextRequest(path: CLIEmulator.responsesPath))
             #expect(CLIEmulator.inputTexts(body) == ["second line"])
             #expect(try await savedTurnStatuses(environment) == [.cancelled, .completed])
+
+            // and `threads show` puts the cancelled turn's note under the turn that was cancelled
+            let summary = try #require(try await CLIThreadStore.store(for: environment).threads(includingArchived: true).first)
+            let show = try await CLIProcess.run(["threads", "show", summary.id.uuidString], environment: environment)
+            let lines = show.stdout.split(separator: "\n").map(String.init)
+            let cancelled = try #require(lines.firstIndex { $0.contains("[cancelled turn") }, "stdout: \(show.stdout)")
+            let second = try #require(lines.firstIndex { $0.contains("second line") }, "stdout: \(show.stdout)")
+            #expect(lines.firstIndex { $0.contains("never answered") }.map { $0 < cancelled } == true)
+            #expect(cancelled < second, "stdout: \(show.stdout)")
         }
     }
 

@@ -132,7 +132,8 @@ enum ThreadCommands {
         let tokens = thread.totalUsage.map { " · \($0.totalTokens) tokens" } ?? ""
         Terminal.line(Terminal.dim(count(thread.turns.count, "turn") + (failed > 0 ? " (\(failed) not completed)" : "") + tokens))
         Terminal.line()
-        guard thread.compactions.isEmpty || thread.turns.isEmpty else {
+        // Turn by turn when a compaction or a turn that did not complete must show where it was.
+        guard (thread.compactions.isEmpty && failed == 0) || thread.turns.isEmpty else {
             showTurns(thread, text: text)
             return
         }
@@ -142,13 +143,10 @@ enum ThreadCommands {
         for message in thread.context.messages {
             Terminal.line(Terminal.bold(label(message.role) + ":") + " " + text(message.text))
         }
-        for turn in thread.turns where turn.status != .completed {
-            Terminal.line(Terminal.dim(Terminal.sanitizedLine("[\(turn.status.rawValue) turn \(format(turn.startedAt))] \(turn.failure?.message ?? "")")))
-        }
     }
 
-    /// The conversation of a compacted thread, turn by turn, with each compaction where it
-    /// happened.
+    /// The conversation turn by turn, with each compaction and each turn that did not complete
+    /// (and the text it showed) where it happened.
     private static func showTurns(_ thread: ChappieThread, text: (String) -> String) {
         var compactions = thread.compactions.sorted { $0.createdAt < $1.createdAt }[...]
         func showCompactions(before date: Date?) {
@@ -172,6 +170,7 @@ enum ThreadCommands {
             if turn.status == .completed {
                 Terminal.line(Terminal.bold("assistant:") + " " + text(turn.outputText))
             } else {
+                if !turn.outputText.isEmpty { Terminal.line(Terminal.bold("assistant (partial):") + " " + text(turn.outputText)) }
                 Terminal.line(Terminal.dim(Terminal.sanitizedLine("[\(turn.status.rawValue) turn \(format(turn.startedAt))] \(turn.failure?.message ?? "")")))
             }
         }
