@@ -20,6 +20,9 @@ struct CLIEnvironment {
         configuration.credentialStore = ChappieKeychainCredentialStore(usesDataProtectionKeychain: false)
         #endif
         configuration.streamingTransportPolicy = try transportPolicy(arguments)
+        // Only a command that streams a reply warms the WebSocket when its client is created; for
+        // the others it would be a connection nobody uses, still handshaking when the process ends.
+        configuration.streamingTransportPolicy.prewarmsWebSocket = streamsReplies(arguments)
         var emulator: ChappieEmulator?
         if arguments.flag("emulator") {
             // The in-process emulator and its in-memory credential live for one command only.
@@ -72,6 +75,16 @@ struct CLIEnvironment {
         case "http": return .httpSSEOnly
         case let other:
             throw UsageError(message: "--transport must be auto, websocket or http, not \(other)", command: arguments.command)
+        }
+    }
+
+    /// True for the commands that stream a model reply — `ask`, `chat`, `demo` and `threads
+    /// resume` — the only ones whose client may warm a WebSocket ahead of the first turn.
+    static func streamsReplies(_ arguments: ParsedArguments) -> Bool {
+        switch arguments.command {
+        case "ask", "chat", "demo": true
+        case "threads": arguments.positionals.first == "resume"
+        default: false
         }
     }
 

@@ -17,6 +17,7 @@ enum ChappieCommand {
     }
 
     static func main() async {
+        _ = ProcessHardening.closedStandardDescriptors  // before anything opens a descriptor
         ProcessHardening.disableCoreDumps()  // before any token is read
         let arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
         let command = Task { await run(arguments) }
@@ -25,7 +26,19 @@ enum ChappieCommand {
         let sources = cancelOnTerminationSignals(command)
         let status = await command.value
         sources.forEach { $0.cancel() }
-        exit(status.rawValue)
+        terminate(status.rawValue)
+    }
+
+    /// Ends the process with `status` at once, without running `atexit` handlers. Other threads
+    /// may still be working when a command is done — a WebSocket's I/O thread hashing its
+    /// handshake with libcrypto, a URLSession or Dispatch worker — and `exit(3)` would run
+    /// OpenSSL's (and the C++ runtime's) clean-up under them, which crashed `chappie models` with
+    /// SIGSEGV or SIGILL in about one run in five. Nothing the CLI needs happens in those
+    /// handlers: every file it keeps is written before its command returns, and standard I/O is
+    /// flushed here.
+    nonisolated static func terminate(_ status: Int32) -> Never {
+        fflush(nil)
+        _exit(status)
     }
 
     /// Installs SIGINT and SIGTERM handlers that cancel `task`. Nonisolated on purpose: the
@@ -54,6 +67,11 @@ enum ChappieCommand {
         } catch {
             return .usage
         }
+        if arguments.command == "help" && !arguments.commandNamed && !arguments.flag("help") {
+            // `chappie` with no command is a usage error: the overview goes to standard error.
+            Terminal.error(HelpCommand.overview)
+            return .usage
+        }
         if arguments.flag("help") || arguments.command == "help" {
             // `help COMMAND` and `COMMAND --help` show that command, `help --help` help's own usage,
             // and `help` alone, `--help` and `-h` the overview with the command list.
@@ -70,6 +88,7 @@ enum ChappieCommand {
             return .success
         }
         do {
+            var status = ExitStatus.success
             switch arguments.command {
             case "demo": try await DemoCommand.run(arguments)
             case "emulator": try await EmulatorCommand.run(arguments)
@@ -80,7 +99,7 @@ enum ChappieCommand {
                 switch arguments.command {
                 case "login": try await AccountCommands.login(arguments, environment)
                 case "logout": try await AccountCommands.logout(arguments, environment)
-                case "status": try await AccountCommands.status(arguments, environment)
+                case "status": status = try await AccountCommands.status(arguments, environment)
                 case "ask": try await ConversationCommands.ask(arguments, environment)
                 case "chat": try await ChatCommand.run(arguments, environment)
                 case "models": try await CatalogCommands.models(arguments, environment)
@@ -91,7 +110,7 @@ enum ChappieCommand {
             if Task.isCancelled && arguments.command != "emulator" {
                 return report(CancellationError(), json: json)
             }
-            return .success
+            return status
         } catch {
             return report(error, json: json)
         }
@@ -128,6 +147,8 @@ enum ChappieCommand {
             default: .failure
             }
             return (error.errorDescription ?? "request failed", hint, status)
+        case let error as SavedSignInUnusable:
+            return (error.errorDescription ?? "not signed in", nil, .signInNeeded)
         case let error as ChappieAuthError:
             let status: ExitStatus = switch error {
             case .cancelled: .interrupted

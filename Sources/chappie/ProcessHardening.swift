@@ -30,6 +30,25 @@ enum ProcessHardening {
         #endif
     }
 
+    /// The standard descriptors (0, 1, 2) that were closed when the process started (`chappie …
+    /// >&-`), each now open on `/dev/null`, so no file or socket opened later takes its number and
+    /// receives what was meant for standard output or error (or is read as input). Evaluated
+    /// first thing in `main`, before anything opens a descriptor; ``Terminal`` refuses to write to
+    /// a standard output that was closed.
+    static let closedStandardDescriptors: Set<Int32> = {
+        var closed: Set<Int32> = []
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            // The lowest free number is taken first, so this opens onto `descriptor` itself.
+            let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if opened >= 0, opened != descriptor {
+                _ = dup2(opened, descriptor)
+                _ = close(opened)
+            }
+            closed.insert(descriptor)
+        }
+        return closed
+    }()
+
     /// Constants of `<linux/prctl.h>` that Glibc's module map does not import.
     private enum Linux {
         static let setDumpable: Int32 = 4

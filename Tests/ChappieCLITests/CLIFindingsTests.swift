@@ -23,8 +23,9 @@ struct CLIFindingsTests {
             let json = try await CLIProcess.run(["status", "--json"] + endpoints, environment: environment)
             let ask = try await CLIProcess.run(["ask", "hi"] + endpoints, environment: environment)
 
-            // then: status says what ask finds
-            #expect(status.status == 0)
+            // then: status says what ask finds, and exits 3 (sign-in needed) as ask does
+            #expect(status.status == 3)
+            #expect(json.status == 3)
             #expect(status.stdout.contains("can no longer be renewed"), "\(status.stdout)")
             #expect(try json.jsonLines().first?["state"] == .string("reauthenticationRequired"))
             #expect(ask.status == 3)

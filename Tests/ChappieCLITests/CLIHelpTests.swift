@@ -27,6 +27,8 @@ struct CLIHelpTests {
         let listed = Set(overview.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("  --") }
             .compactMap { $0.split(separator: " ").first.map(String.init) })
         #expect(listed == ArgumentParser.commands)
-        #expect(try await CLIProcess.run([]).stdout == overview.stdout, "no command shows the overview")
+        let bare = try await CLIProcess.run([])
+        #expect(bare.stderr == overview.stdout && bare.stdout.isEmpty && bare.status == 2,
+                "no command is a usage error that shows the overview on standard error")
     }
 }

@@ -89,11 +89,11 @@ struct CLITests {
         #expect(usage.stdout.contains("% used"))
     }
 
-    @Test("without a credential, status says so and ask exits 3 with one clear line")
+    @Test("without a credential, status says so and both exit 3 (sign-in needed), ask with one clear line")
     func signedOut() async throws {
         let environment = CLIProcess.isolatedEnvironment()
         let status = try await CLIProcess.run(["status"], environment: environment)
-        #expect(status.status == 0)
+        #expect(status.status == 3)
         #expect(status.stdout.contains("Not signed in"))
         let ask = try await CLIProcess.run(["ask", "hello", "--auth-url", "http://127.0.0.1:9", "--backend-url", "http://127.0.0.1:9/backend-api"],
                                            environment: environment)
@@ -111,6 +111,7 @@ struct CLITests {
         ["threads", "unarchive"], ["threads", "delete"], ["threads", "list", "--bogus"],
         ["emulator", "--port", "99999"], ["login", "--auth-url", "http://127.0.0.1:99999"], ["ask", "hi", "--port", "8080"],
         ["threads", "list", "--emulator"], ["threads", "show", "abcd", "--emulator"],
+        ["ask", "hi", "--model", ""], ["models", "--model="], ["status", "--account", ""], ["ask", "hi", "--account="],
     ])
     func usageErrors(arguments: [String]) async throws {
         let result = try await CLIProcess.run(arguments, environment: CLIProcess.isolatedEnvironment())

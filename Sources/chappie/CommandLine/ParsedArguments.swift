@@ -86,6 +86,9 @@ enum ArgumentParser {
     /// Options some commands ignore are refused there instead, so a typo or a misplaced option
     /// is never silently dropped. Throws ``UsageError``.
     static func checkOptions(_ parsed: ParsedArguments) throws {
+        for name in ["model", "account"] where parsed.options[name]?.isEmpty == true {
+            throw UsageError(message: "--\(name) needs a value that is not empty", command: parsed.command)
+        }
         if parsed.options["port"] != nil, parsed.command != "emulator" {
             throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)
         }

@@ -10,20 +10,26 @@ enum AccountCommands {
         try await SignInPresenter.signIn(session, json: arguments.flag("json"))
     }
 
-    /// Revokes and deletes the stored credential. Throws ``ChappieAuthError``.
+    /// Revokes and deletes the stored credential; says so in a line, or with `--json` as
+    /// `{"event":"signed_out"}` or `{"event":"not_signed_in"}`. Throws ``ChappieAuthError``.
     static func logout(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         let session = Chappie.authSession(configuration: environment.configuration)
         await session.reload()
         let wasSignedIn = session.state != .signedOut
         try await session.signOut()
-        Terminal.line(wasSignedIn ? "Signed out." : "Not signed in.")
+        if arguments.flag("json") {
+            Terminal.line(ChappieJSONValue.object(["event": .string(wasSignedIn ? "signed_out" : "not_signed_in")]).jsonString)
+        } else {
+            Terminal.line(wasSignedIn ? "Signed out." : "Not signed in.")
+        }
     }
 
     /// Shows the state the SDK would act on, and whose credential it is. A stored credential is
     /// checked the way the next command would use it — renewed when due, sent to the backend
     /// once — so a session the server no longer honours shows as needing sign-in, not as signed
-    /// in. When the server cannot be reached, the stored state is shown with a note.
-    static func status(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
+    /// in. When the server cannot be reached, the stored state is shown with a note. Returns the
+    /// exit status: success when signed in, sign-in needed otherwise.
+    static func status(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws -> ChappieCommand.ExitStatus {
         let session = Chappie.authSession(configuration: environment.configuration)
         await session.reload()
         var unchecked: String?
@@ -38,6 +44,7 @@ enum AccountCommands {
             await session.reload()
         }
         let info = session.accountInfo
+        let exitStatus: ChappieCommand.ExitStatus = session.state == .signedIn ? .success : .signInNeeded
         if arguments.flag("json") {
             var object: [String: ChappieJSONValue] = [
                 "state": .string("\(session.state)"),
@@ -48,7 +55,7 @@ enum AccountCommands {
             if session.state == .signedIn { object["checked"] = .bool(unchecked == nil) }
             if let unchecked { object["check_error"] = .string(unchecked) }
             Terminal.line(ChappieJSONValue.object(object).jsonString)
-            return
+            return exitStatus
         }
         // The email and account id come from the sign-in server's token: sanitized.
         let email = info?.email.map { " as " + Terminal.sanitizedLine($0) } ?? ""
@@ -66,15 +73,41 @@ enum AccountCommands {
             }
             Terminal.line("Not signed in. Run `chappie login`.")
         }
+        return exitStatus
     }
 
-    /// Makes sure a credential exists; with the emulator, signs in automatically.
+    /// Makes sure a credential exists; with the emulator, signs in automatically. Throws
+    /// ``SavedSignInUnusable`` when a saved sign-in exists but cannot be read (the reason `status`
+    /// shows), ``ChappieClientError/reauthenticationRequired(_:)`` when it can no longer be
+    /// renewed, ``ChappieClientError/missingCredential`` when there is none, or the emulator
+    /// sign-in's ``ChappieAuthError``.
     static func ensureSignedIn(_ environment: CLIEnvironment, json: Bool) async throws {
         let session = Chappie.authSession(configuration: environment.configuration)
         await session.reload()
         guard session.state != .signedIn else { return }
-        guard environment.emulator != nil else { throw ChappieClientError.missingCredential }
+        guard environment.emulator != nil else {
+            // Say what `status` says: why a saved sign-in cannot be used, or cannot be renewed.
+            switch (session.state, session.lastError) {
+            case (.reauthenticationRequired, .reauthenticationRequired(let reason)?):
+                throw ChappieClientError.reauthenticationRequired(reason)
+            case (.signedOut, let reason?) where !reason.requiresReauthentication:
+                throw SavedSignInUnusable(reason: reason)
+            default:
+                throw ChappieClientError.missingCredential
+            }
+        }
         if !json { Terminal.error(Terminal.dim("Signing in to the emulator with the device-code flow…")) }
         try await session.startDeviceCodeSignIn()
+    }
+}
+
+/// A saved sign-in exists but cannot be used (an unsafe file or folder mode, a file that is not
+/// JSON): the commands that need it say why, as `status` does, and exit 3 (sign-in needed).
+struct SavedSignInUnusable: Error, LocalizedError {
+    /// Why the saved sign-in could not be read.
+    var reason: ChappieAuthError
+
+    var errorDescription: String? {
+        "Not signed in: " + (reason.errorDescription ?? "the saved sign-in cannot be read")
     }
 }

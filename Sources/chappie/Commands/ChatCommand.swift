@@ -9,6 +9,10 @@ import Foundation
 /// is saved as cancelled and the next prompt is sent normally. Ctrl-C at the prompt clears the
 /// line, as a shell does. Ctrl-D (end of input) or `/quit` leaves with status 0. With standard
 /// input not a terminal, Ctrl-C at the prompt stops the chat (status 130).
+///
+/// A network or server error ends only the turn (or slash command) it happened in: it is reported
+/// as `ask` reports it and the chat goes on. An error that needs sign-in, or a reached usage
+/// limit, ends the chat with its exit status (3 or 4).
 @MainActor
 enum ChatCommand {
     /// Reads prompts line by line until end of input or `/quit`. Throws ``ChappieClientError``.
@@ -72,11 +76,23 @@ enum ChatCommand {
             } catch let error as TurnNotSaved {
                 // The reply was shown; the conversation goes on (the next turn saves its messages).
                 _ = ChappieCommand.report(error, json: json)
+            } catch where goesOn(after: error) {
+                // A network or server error ends only this turn: said as `ask` says it, then the
+                // next prompt.
+                _ = ChappieCommand.report(error, json: json)
             }
         }
         if let thread = await runtime.currentThreadID, interactive, !json {
             Terminal.error(Terminal.dim("Saved to thread \(thread.uuidString.lowercased()); `\(Invocation.command) threads resume` continues it."))
         }
+    }
+
+    /// True when the chat goes on after `error` ended a turn or a slash command: anything but an
+    /// error that needs sign-in, a reached usage limit, or the whole command being cancelled
+    /// (those end the chat with their exit status).
+    static func goesOn(after error: any Error) -> Bool {
+        guard !Task.isCancelled else { return false }
+        return ![.signInNeeded, .usageLimit, .interrupted].contains(ChappieCommand.describe(error).status)
     }
 
     /// Runs `body` so that Ctrl-C cancels it alone, then makes `idle` the Ctrl-C handler again;
@@ -98,42 +114,66 @@ enum ChatCommand {
         }
     }
 
-    /// Runs a slash command; returns true to leave the chat.
+    /// Runs a slash command; returns true to leave the chat. Says what it did in a line of text,
+    /// or with `json` in one JSON object (`context`, `model`, `cleared`, `compacted`,
+    /// `nothing_to_compact`, `help`; an unknown command is an `error` object, as every error).
     private static func handleCommand(_ text: String, client: ChappieClient, runtime: ChappieRuntime, json: Bool) async throws -> Bool {
         let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
         let argument = parts.count > 1 ? parts[1] : nil
+        /// Prints `line`, or with `json` the object `fields` plus its `event`.
+        func say(_ line: @autoclosure () -> String, event: String, _ fields: [String: ChappieJSONValue] = [:]) {
+            guard json else { return Terminal.line(line()) }
+            Terminal.line(ChappieJSONValue.object(fields.merging(["event": .string(event)]) { _, event in event }).jsonString)
+        }
         switch parts[0] {
         case "/quit", "/exit":
             return true
         case "/clear":
             await runtime.startNewThread()
-            Terminal.line("Started a new conversation.")
+            say("Started a new conversation.", event: Wire.cleared)
         case "/model":
             guard let slug = argument else {
-                Terminal.line("Model: " + Terminal.sanitizedLine(await client.context().model))
+                let model = await client.context().model
+                say("Model: " + Terminal.sanitizedLine(model), event: Wire.model, [Wire.modelKey: .string(model)])
                 return false
             }
             await CatalogCommands.warnIfUnknownModel(slug, client: client, json: json)
             await client.selectModel(slug)
-            Terminal.line("Model set to \(Terminal.sanitizedLine(slug)).")
+            say("Model set to \(Terminal.sanitizedLine(slug)).", event: Wire.model, [Wire.modelKey: .string(slug)])
         case "/compact":
             guard await runtime.currentThreadID != nil else {
-                Terminal.line("Nothing to compact yet.")
+                say("Nothing to compact yet.", event: Wire.nothingToCompact)
                 return false
             }
             let before = await client.context().messageCount
             let thread = if let argument { try await runtime.compact(summary: argument) } else { try await runtime.compact() }
-            Terminal.line(compactionReport(thread.context, messagesBefore: before))
+            let context = thread.context
+            let onServer = context.compactedSummary == nil && context.transcript.contains { if case .compaction = $0 { true } else { false } }
+            say(compactionReport(context, messagesBefore: before), event: Wire.compacted, [
+                "thread_id": .string(thread.id.uuidString.lowercased()), "messages_before": .integer(before),
+                "messages_kept": .integer(context.messageCount), "on_server": .bool(onServer),
+                "summary": context.compactedSummary.map(ChappieJSONValue.string) ?? .null,
+            ])
         case "/context":
             let context = await client.context()
-            let size = await client.contextSize(contextWindow: 272_000)
-            let thread = await runtime.currentThreadID.map { "Thread \($0.uuidString.lowercased())" } ?? "Not saved yet"
-            Terminal.line("\(thread), model \(Terminal.sanitizedLine(context.model)), \(ThreadCommands.count(context.messageCount, "message")), "
-                          + "about \(size.usedTokens) tokens (\(String(format: "%.1f", size.usedPercent))% of 272k).")
+            let size = await client.contextSize(contextWindow: Wire.contextWindow)
+            let threadID = await runtime.currentThreadID?.uuidString.lowercased()
+            let thread = threadID.map { "Thread \($0)" } ?? "Not saved yet"
+            say("\(thread), model \(Terminal.sanitizedLine(context.model)), \(ThreadCommands.count(context.messageCount, "message")), "
+                + "about \(size.usedTokens) tokens (\(String(format: "%.1f", size.usedPercent))% of 272k).", event: Wire.context, [
+                    "thread_id": threadID.map(ChappieJSONValue.string) ?? .null, Wire.modelKey: .string(context.model),
+                    "message_count": .integer(context.messageCount), "used_tokens": .integer(size.usedTokens),
+                    "used_percent": .number(size.usedPercent), "context_window": .integer(Wire.contextWindow),
+                ])
         case "/help":
-            Terminal.line("/model [SLUG]  /clear  /compact [SUMMARY]  /context  /quit")
+            say(Wire.commands.joined(separator: "  "), event: Wire.help, ["commands": .array(Wire.commands.map(ChappieJSONValue.string))])
         default:
-            Terminal.error("chappie: unknown chat command \(Terminal.sanitizedLine(parts[0])); try /help")
+            let error = UsageError(message: "unknown chat command \(parts[0]); try /help")
+            if json {
+                _ = ChappieCommand.report(error, json: true)
+            } else {
+                Terminal.error("chappie: " + Terminal.sanitizedLine(error.message))
+            }
         }
         return false
     }
@@ -156,4 +196,19 @@ enum ChatCommand {
         guard case .text(let answer)? = await StandardInputLines.shared.next() else { return .denied(reason: "The user declined.") }
         return answer.lowercased().hasPrefix("y") ? .approved() : .denied(reason: "The user declined.")
     }
+}
+
+/// The `--json` vocabulary of chat's slash commands.
+private enum Wire {
+    static let context = "context"
+    static let model = "model"
+    static let cleared = "cleared"
+    static let compacted = "compacted"
+    static let nothingToCompact = "nothing_to_compact"
+    static let help = "help"
+    static let modelKey = "model"
+    /// The context window `/context` measures against, in tokens.
+    static let contextWindow = 272_000
+    /// The slash commands `/help` lists.
+    static let commands = ["/model [SLUG]", "/clear", "/compact [SUMMARY]", "/context", "/quit"]
 }

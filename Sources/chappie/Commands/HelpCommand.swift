@@ -40,10 +40,10 @@ enum HelpCommand {
         switch command {
         case "demo": "Usage: chappie demo [PROMPT] [--json]\nStarts an emulator, signs in with the device-code flow, streams a reply and shows usage."
         case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in."
-        case "logout": "Usage: chappie logout [--account NAME]\nRevokes and deletes the stored credential of this account slot."
-        case "status": "Usage: chappie status [--account NAME] [--json]"
+        case "logout": "Usage: chappie logout [--account NAME] [--json]\nRevokes and deletes the stored credential of this account slot."
+        case "status": "Usage: chappie status [--account NAME] [--json]\nShows who is signed in, checked with the server; exits 3 when sign-in is needed."
         case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--raw] [--json]\n       echo PROMPT | chappie ask"
-        case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--raw] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit.\nCtrl-C stops the reply in progress (or clears the line); Ctrl-D leaves."
+        case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--raw] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit.\nCtrl-C stops the reply in progress (or clears the line); Ctrl-D leaves.\nA network or server error ends only that turn; one that needs sign-in (exit 3) or a reached usage limit (exit 4) ends the chat."
         case "models": "Usage: chappie models [--json]"
         case "usage": "Usage: chappie usage [--json]"
         case "threads": "Usage: \(ThreadCommands.usage)\nThe conversations `demo`, `chat` and `threads resume` saved, newest first."

@@ -16,17 +16,53 @@ enum Terminal {
     /// `NO_COLOR` is not set to a non-empty value (https://no-color.org: an empty value counts as unset).
     static let colors = stdoutIsTerminal && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
-    /// Writes `text` to standard output at once (no newline added).
+    /// Writes `text` to standard output at once (no newline added). When standard output cannot
+    /// take it, the process ends instead of crashing: a reader that went away (`EPIPE`) ends it
+    /// quietly, as `SIGPIPE` does any command in a pipeline (status 141 in a shell); any other
+    /// failure (a full disk, a closed descriptor) prints `chappie: cannot write output: REASON`
+    /// on standard error and exits with status 1.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        let closed = ProcessHardening.closedStandardDescriptors.contains(STDOUT_FILENO)
+        guard let failure = closed ? EBADF : writeAll(STDOUT_FILENO, text) else { return }
+        if failure == EPIPE {
+            // SIGPIPE may be ignored (then the write returned EPIPE): die of it as a pipeline expects.
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+            ChappieCommand.terminate(128 + SIGPIPE)
+        }
+        _ = writeAll(STDERR_FILENO, "chappie: cannot write output: \(String(cString: strerror(failure)))\n")
+        ChappieCommand.terminate(1)
     }
 
     /// Writes a line to standard output.
     static func line(_ text: String = "") { write(text + "\n") }
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error; a failure there is ignored (there is nowhere left to say so).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        _ = writeAll(STDERR_FILENO, text + "\n")
+    }
+
+    /// Writes all of `text` to `descriptor` with `write(2)`, again after a partial write or
+    /// `EINTR`; returns nil, or the `errno` of the write that failed.
+    private static func writeAll(_ descriptor: Int32, _ text: String) -> Int32? {
+        var text = text
+        return text.withUTF8 { bytes -> Int32? in
+            guard let base = bytes.baseAddress else { return nil }
+            var offset = 0
+            while offset < bytes.count {
+                #if canImport(Glibc)
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                #else
+                let written = Darwin.write(descriptor, base + offset, bytes.count - offset)
+                #endif
+                if written >= 0 {
+                    offset += written
+                } else if errno != EINTR {
+                    return errno
+                }
+            }
+            return nil
+        }
     }
 
     /// `text` in bold when colours are on.
