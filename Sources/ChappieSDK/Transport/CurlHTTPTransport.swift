@@ -148,11 +148,11 @@ private final class CurlLoop: @unchecked Sendable {
 /// One request: its easy handle (created and used on the loop thread), its head continuation,
 /// and the body buffer it fills.
 private final class CurlTransfer: @unchecked Sendable {
-    // Safety: `easy`, `headers`, `headerLines`, `status` and `headSent` are used only on the loop thread;
+    // Safety: `easy`, `headers`, `headerLines`, `status` and `headSent` are used only on the loop
+    // thread (a transfer the loop never took is finished once, off it, before anything else ran);
     // everything shared with other threads is in `state`, behind its lock.
     private struct State {
         var headContinuation: CheckedContinuation<HTTPResponseHead, any Error>?
-        var headDelivered = false
         var failure: (any Error)?
         var paused = false
         var finished = false
@@ -169,8 +169,7 @@ private final class CurlTransfer: @unchecked Sendable {
     private var headers: UnsafeMutableRawPointer?
     private var headerLines: [String] = []
     private var status = 0
-    /// The head went to the waiting caller (loop thread only; ``State/headDelivered`` is the
-    /// shared truth, this spares each body piece a lock to ask it).
+    /// The response head was handed on (loop thread only).
     private var headSent = false
 
     init(request: HTTPRequest, loop: CurlLoop) {
@@ -299,7 +298,7 @@ private final class CurlTransfer: @unchecked Sendable {
     /// A piece of the body. While the buffer asks for a pause, the piece is left with libcurl
     /// (`CURL_WRITEFUNC_PAUSE`), which then stops reading the socket until ``resumeReading()``.
     private func write(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if !headSent { deliverHead() }
+        deliverHead()
         let (failed, paused) = state.withLock { ($0.failure != nil, $0.paused) }
         if failed { return 0 }
         if paused { return Option.writePause }
@@ -307,11 +306,11 @@ private final class CurlTransfer: @unchecked Sendable {
         return bytes.count
     }
 
+    /// Hands the head to the waiting caller, once (every body piece asks, without a lock).
     private func deliverHead() {
+        guard !headSent else { return }
         headSent = true
         let continuation = state.withLock { state -> CheckedContinuation<HTTPResponseHead, any Error>? in
-            guard !state.headDelivered else { return nil }
-            state.headDelivered = true
             state.headTimer?.cancel()
             defer { state.headContinuation = nil }
             return state.headContinuation
@@ -339,11 +338,11 @@ private final class CurlTransfer: @unchecked Sendable {
     /// Ends the transfer with libcurl's `result` (nil: stopped before it ended) or `error`: the
     /// body finishes, a head still pending fails.
     func finish(result: Int32?, error: (any Error)?) {
-        let (failure, headDelivered) = state.withLock { state -> ((any Error)?, Bool) in
+        let failure = state.withLock { state -> (any Error)? in
             state.finished = true
-            return (state.failure, state.headDelivered)
+            return state.failure
         }
-        let outcome = failure ?? error ?? result.flatMap { Self.error(for: $0, headDelivered: headDelivered) }
+        let outcome = failure ?? error ?? result.flatMap { Self.error(for: $0, headDelivered: headSent) }
         failHead(with: outcome ?? TransportError.network(message: "the server closed the connection without a response",
                                                           mayHaveReachedServer: true))
         body.finish(throwing: outcome)

@@ -148,10 +148,9 @@ enum ChatCommand {
             let before = await client.context().messageCount
             let thread = if let argument { try await runtime.compact(summary: argument) } else { try await runtime.compact() }
             let context = thread.context
-            let onServer = context.compactedSummary == nil && context.transcript.contains { if case .compaction = $0 { true } else { false } }
             say(compactionReport(context, messagesBefore: before), event: Wire.compacted, [
                 "thread_id": .string(thread.id.uuidString.lowercased()), "messages_before": .integer(before),
-                "messages_kept": .integer(context.messageCount), "on_server": .bool(onServer),
+                "messages_kept": .integer(context.messageCount), "on_server": .bool(compactedOnServer(context)),
                 "summary": context.compactedSummary.map(ChappieJSONValue.string) ?? .null,
             ])
         case "/context":
@@ -160,7 +159,7 @@ enum ChatCommand {
             let threadID = await runtime.currentThreadID?.uuidString.lowercased()
             let thread = threadID.map { "Thread \($0)" } ?? "Not saved yet"
             say("\(thread), model \(Terminal.sanitizedLine(context.model)), \(ThreadCommands.count(context.messageCount, "message")), "
-                + "about \(size.usedTokens) tokens (\(String(format: "%.1f", size.usedPercent))% of 272k).", event: Wire.context, [
+                + "about \(size.usedTokens) tokens (\(String(format: "%.1f", size.usedPercent))% of \(Wire.contextWindow / 1000)k).", event: Wire.context, [
                     "thread_id": threadID.map(ChappieJSONValue.string) ?? .null, Wire.modelKey: .string(context.model),
                     "message_count": .integer(context.messageCount), "used_tokens": .integer(size.usedTokens),
                     "used_percent": .number(size.usedPercent), "context_window": .integer(Wire.contextWindow),
@@ -180,13 +179,18 @@ enum ChatCommand {
 
     /// What a compaction did, in words: the server's opaque compaction, or a summary's length.
     static func compactionReport(_ context: ChappieClientContext, messagesBefore: Int) -> String {
-        let onServer = context.transcript.contains { if case .compaction = $0 { true } else { false } }
         let kept = ThreadCommands.count(context.messageCount, "message")
-        if onServer, context.compactedSummary == nil {
+        if compactedOnServer(context) {
             return "Compacted on the server: \(ThreadCommands.count(messagesBefore, "message")) became an encrypted summary; \(kept) kept."
         }
         let summary = ThreadCommands.count(context.compactedSummary?.count ?? 0, "character")
         return "Compacted: \(ThreadCommands.count(messagesBefore, "message")) became a summary of \(summary); \(kept) kept."
+    }
+
+    /// True when `context` was compacted on the server: an encrypted compaction item and no
+    /// summary text of Chappie's own.
+    static func compactedOnServer(_ context: ChappieClientContext) -> Bool {
+        context.compactedSummary == nil && context.transcript.contains { if case .compaction = $0 { true } else { false } }
     }
 
     /// Asks on the terminal whether a `.ask` tool may run (denied when input is not a terminal).
