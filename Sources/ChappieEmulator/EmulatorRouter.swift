@@ -31,11 +31,13 @@ struct EmulatorRouter: Sendable {
         case .pluginMCP: return await PluginMCPEndpoint(services: services).handle(request)
         case .models: return await ModelsEndpoint(services: services).handle(request)
         case .usage: return await UsageEndpoint(services: services).handle(request)
+        case .accountsCheck: return await AccountsCheckEndpoint(services: services).handle(request)
         }
     }
 
     private enum Endpoint {
         case deviceUserCode, deviceToken, token, revoke, devicePage, responses, compact, pluginMCP, models, usage
+        case accountsCheck
     }
 
     private struct Route {
@@ -46,7 +48,7 @@ struct EmulatorRouter: Sendable {
     private enum Wire {
         static let host = "Host"
         static let origin = "Origin"
-        static let foreignHost = "Misdirected Request: the emulator answers only Host 127.0.0.1, localhost or [::1] with its port"
+        static let foreignHost = "Misdirected Request: the emulator answers only Host 127.0.0.1, localhost or [::1]"
         static let foreignOrigin = "Forbidden: cross-origin request"
         static let notFound = "Not Found"
         static let methodNotAllowed = "Method Not Allowed"
@@ -60,6 +62,7 @@ struct EmulatorRouter: Sendable {
             "/backend-api/codex/responses/compact": Route(methods: ["POST"], endpoint: .compact),
             "/backend-api/codex/models": Route(methods: ["GET"], endpoint: .models),
             "/backend-api/wham/usage": Route(methods: ["GET"], endpoint: .usage),
+            "/backend-api/wham/accounts/check": Route(methods: ["GET"], endpoint: .accountsCheck),
             "/backend-api/ps/mcp": Route(methods: ["POST"], endpoint: .pluginMCP),
         ]
     }

@@ -21,6 +21,9 @@ struct ResponsesRequest: Sendable {
     var promptCacheKey: String?
     /// `tool_choice` as sent (default `"auto"`).
     var toolChoice: JSONValue
+    /// The `previous_response_id` an incremental WebSocket `response.create` chained onto; echoed
+    /// in the response objects (nil on HTTP and for a full request).
+    var previousResponseID: String? = nil
 
     /// The text of the last `user` message (its `input_text` parts joined by newlines), or "".
     var lastUserText: String {
