@@ -42,6 +42,10 @@ struct WebSocketCoordinatorTests {
         let headers = try #require(await connector.handshakeHeaders.first)
         #expect(headers.contains { $0.name == "OpenAI-Beta" && $0.value == "responses_websockets=2026-02-06" })
         #expect(headers.contains { $0.name == "Authorization" })
+        let threadID = await client.context().threadID
+        #expect(headers.contains { $0.name == "session-id" && $0.value == threadID })
+        #expect(headers.contains { $0.name == "thread-id" && $0.value == threadID })
+        #expect(!headers.contains { $0.name == "session_id" })
     }
 
     @Test("after a drop the replayed prefix is suppressed: each piece of text is shown once")
