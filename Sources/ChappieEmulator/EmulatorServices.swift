@@ -22,6 +22,7 @@ final class EmulatorServices: Sendable {
     /// Faults for the next refresh grants.
     let refreshFaults = FaultQueue<ChappieEmulator.RefreshFault>()
     private let portBox = LockedBox(0)
+    private let tlsPortBox = LockedBox<Int?>(nil)
 
     /// Creates fresh state for `configuration`.
     init(configuration: ChappieEmulator.Configuration) {
@@ -44,4 +45,10 @@ final class EmulatorServices: Sendable {
 
     /// Records the bound port.
     func setPort(_ port: Int) { portBox.withLock { $0 = port } }
+
+    /// The port of the TLS front end (``ChappieEmulator/startTLS()``), nil without one.
+    var tlsPort: Int? { tlsPortBox.withLock { $0 } }
+
+    /// Records the TLS front end's port.
+    func setTLSPort(_ port: Int) { tlsPortBox.withLock { $0 = port } }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// `GET /backend-api/wham/accounts/check`: the workspace routing discovery Codex's built-in
 /// provider makes before any model request (`codex-rs/model-provider/src/workspace_routing.rs`,
 /// `codex-rs/backend-client`'s `AccountEntry`). The answer lists the signed-in account with
-/// `workspace_backend_origin` (the emulator's own origin, so Codex keeps talking to it) and
+/// `workspace_backend_origin` (the emulator's own origin, the TLS one for a request that came
+/// through ``ChappieEmulator/startTLS()``'s front end, so Codex keeps talking to it) and
 /// `account_routing_override` `NO_CONSTRAINT` (no residency: Codex adds no
 /// `x-openai-account-routing-override`). Requires a valid bearer.
 struct AccountsCheckEndpoint {
@@ -17,7 +18,7 @@ struct AccountsCheckEndpoint {
         let entry: JSONValue = [
             Wire.id: .string(account.accountID),
             Wire.planType: .string(account.planType),
-            Wire.workspaceBackendOrigin: .string(services.issuer),
+            Wire.workspaceBackendOrigin: .string(origin(of: request)),
             Wire.accountRoutingOverride: .string(Wire.noConstraint),
             Wire.name: .null,
             Wire.profilePictureURL: .null,
@@ -30,7 +31,17 @@ struct AccountsCheckEndpoint {
         ])
     }
 
+    /// The emulator's origin as the client reached it: `https://127.0.0.1:<tls port>` through the
+    /// TLS front end (its `Host` names that port), else the plain one.
+    private func origin(of request: HTTPRequest) -> String {
+        if let tlsPort = services.tlsPort, request.header(Wire.host)?.hasSuffix(":\(tlsPort)") == true {
+            return "https://127.0.0.1:\(tlsPort)"
+        }
+        return services.issuer
+    }
+
     private enum Wire {
+        static let host = "Host"
         static let accounts = "accounts"
         static let accountOrdering = "account_ordering"
         static let defaultAccountID = "default_account_id"
