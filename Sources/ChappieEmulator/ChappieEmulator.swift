@@ -4,7 +4,8 @@ import Foundation
 /// HTTP/1.1 (and WebSocket) on a loopback port (PROTOCOL §11, DESIGN §6).
 ///
 /// It answers only requests addressed to it on this machine: `Host` must be `127.0.0.1`,
-/// `localhost` or `[::1]` with its port (a web page using DNS rebinding gets 421), and an `Origin`,
+/// `localhost` or `[::1]`, with any port, so a loopback relay in front works (a web page using DNS
+/// rebinding gets 421), and an `Origin`,
 /// if sent, must be its own (a cross-origin form post to the approval page gets 403). The request
 /// log keeps the last 1,000 requests and the first 1 MiB of each body.
 ///

@@ -139,11 +139,13 @@ enum ChappieCommand {
             let usage = error.command.flatMap { $0.isEmpty || $0 == "help" ? nil : HelpCommand.usageLine(for: $0) }
             return (error.message, usage ?? "Run `chappie help` for usage.", .usage)
         case let error as ChappieClientError:
-            let hint = error.requiresReauthentication ? "Run `chappie login` to sign in." : nil
+            var hint = error.requiresReauthentication ? "Run `chappie login` to sign in." : nil
+            if case .webSocketUpgradeRefused = error { hint = "Check --backend-url, or use --transport http." }
             let status: ExitStatus = switch error {
             case _ where error.requiresReauthentication: .signInNeeded
             case .usageLimitReached: .usageLimit
-            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed: .network
+            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed, .webSocketUpgradeRefused:
+                .network
             default: .failure
             }
             return (error.errorDescription ?? "request failed", hint, status)

@@ -38,6 +38,9 @@ struct ResponsesRequest: Sendable {
         /// `api.openai.com/v1` under Sign in with ChatGPT: message items carry `phase`.
         case publicAPI
     }
+    /// The `previous_response_id` an incremental WebSocket `response.create` chained onto; echoed
+    /// in the response objects (nil on HTTP and for a full request).
+    var previousResponseID: String? = nil
 
     /// The text of the last `user` message (its `input_text` parts joined by newlines), or "".
     var lastUserText: String {

@@ -67,6 +67,13 @@ final class WebSocketConnection {
         return .closed
     }
 
+    /// Removes and returns the first data message that arrived while a response was being sent
+    /// (see ``serviceIncoming(within:)``) and that `matches`, leaving the others for ``receive()``.
+    func takePending(where matches: (Incoming) -> Bool) -> Incoming? {
+        guard let index = pending.firstIndex(where: matches) else { return nil }
+        return pending.remove(at: index)
+    }
+
     /// While a response is being sent: waits up to `duration` (zero = only what already arrived)
     /// and handles whatever the client sends meanwhile: pings are answered, a close frame is
     /// answered and ends the connection, data messages are kept for ``receive()``.

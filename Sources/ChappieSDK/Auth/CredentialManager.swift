@@ -227,6 +227,35 @@ actor CredentialManager {
         return try authorization(for: refreshed)
     }
 
+    /// Called after the backend answered 401 to `rejected` with `token_revoked` or
+    /// `token_invalidated` (`x-error-json`, PROTOCOL §2.4): the sign-in server ended that session,
+    /// so its refresh token is not spent. The store is read again (another process may have signed
+    /// in anew since) and a newer credential of the same account is used; otherwise the slot needs
+    /// a new sign-in (``ChappieClientError/reauthenticationRequired(_:)``, published and stored).
+    func recoverFromRevokedToken(rejected: Authorization, code: String, _ context: CredentialContext) async throws -> Authorization {
+        if rejected.generation < generation, let current = credential, current.accessToken != rejected.accessToken {
+            return try authorization(for: current)
+        }
+        let epoch = self.epoch
+        loaded = false
+        let stored = try await loadIfNeeded()
+        try requireNoSignOut(since: epoch)
+        guard let stored else { throw ChappieClientError.missingCredential }
+        if stored.accessToken != rejected.accessToken, stored.reauthenticationReason == nil {
+            guard stored.accountID == rejected.accountID else {
+                let reason = "the saved sign-in now belongs to another account"
+                await markTerminal(refreshToken: stored.refreshToken, reason: reason, epoch: epoch, context)
+                throw ChappieClientError.reauthenticationRequired(reason)
+            }
+            context.logger(.info, "credential.adopted_from_store", ["slot": key.description])
+            return try authorization(for: stored)
+        }
+        let reason = "the session was ended on the server (HTTP 401, \(code))"
+        context.logger(.warning, "credential.revoked", ["slot": key.description, "code": code])
+        await markTerminal(refreshToken: stored.refreshToken, reason: reason, epoch: epoch, context)
+        throw ChappieClientError.reauthenticationRequired(reason)
+    }
+
     private func authorization(for credential: ChappieCredential) throws -> Authorization {
         guard let accountID = credential.accountID, !accountID.isEmpty else { throw ChappieClientError.missingAccountID }
         return Authorization(accessToken: credential.accessToken, accountID: accountID, generation: generation)

@@ -35,6 +35,12 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     case responseIncomplete(reason: String)
     /// The stream closed before `response.completed`.
     case streamEndedBeforeCompletion
+    /// The server refused to open the streaming WebSocket: it answered the upgrade request with
+    /// this HTTP status instead of switching protocols (404 Not Found, 421 Misdirected Request, …).
+    /// `url` is the socket's address without query (scheme, host, port and path), so the message
+    /// names the server that refused. Check the backend address or a proxy in between, or use the
+    /// HTTP transport (``ChappieStreamingTransportPolicy``).
+    case webSocketUpgradeRefused(status: Int, url: String)
     /// No bytes arrived within the idle timeout (seconds).
     case idleTimeout(TimeInterval)
     /// The network failed; `mayHaveReachedServer` tells whether the request may have been processed.
@@ -78,6 +84,8 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .responseFailed(let code, let message): "The response failed\(code.map { " (\($0))" } ?? ""): \(message)"
         case .responseIncomplete(let reason): "The response ended early: \(reason)."
         case .streamEndedBeforeCompletion: "The connection closed before the response completed."
+        case .webSocketUpgradeRefused(let status, let url):
+            "The server refused the WebSocket at \(url): HTTP \(status) instead of switching protocols."
         case .idleTimeout(let seconds): "No data from the server for \(Int(seconds)) seconds."
         case .network(let message, _): "Network error: \(message)"
         case .invalidResponse(let message): "Unexpected answer from the server: \(message)"

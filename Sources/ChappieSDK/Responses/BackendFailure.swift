@@ -17,6 +17,10 @@ enum BackendFailure: Error, Sendable {
     /// The WebSocket's 60-minute limit (`websocket_connection_limit_reached`, status 400): open
     /// a new socket.
     case connectionLimitReached
+    /// The server no longer has the response an incremental WebSocket request chained onto
+    /// (`previous_response_not_found`, status 400): send the request again in full, once; `error`
+    /// is what the caller gets otherwise.
+    case previousResponseNotFound(ChappieClientError)
     /// Not worth retrying.
     case terminal(ChappieClientError)
 
@@ -33,6 +37,8 @@ enum BackendFailure: Error, Sendable {
             return .rateLimited(retryAfter: retryAfter(headers[Wire.retryAfter]), error: .httpError(status, error.message))
         case 400 where code == Wire.connectionLimitReached:
             return .connectionLimitReached
+        case 400 where code == Wire.previousResponseNotFound:
+            return .previousResponseNotFound(ResponsesErrorMapping.http(status: status, error: error, usage: nil))
         case 300..<400:
             return .terminal(.httpError(status, "the server answered with a redirect, which Chappie never follows"))
         case 503 where code == Wire.serverIsOverloaded || code == Wire.slowDown:
@@ -57,7 +63,7 @@ enum BackendFailure: Error, Sendable {
         switch self {
         case .unauthorized(let code):
             .reauthenticationRequired("the backend rejected the renewed session (HTTP 401\(code.map { ", \($0)" } ?? ""))")
-        case .rateLimited(_, let error), .transient(let error), .terminal(let error): error
+        case .rateLimited(_, let error), .transient(let error), .terminal(let error), .previousResponseNotFound(let error): error
         case .connectionLimitReached: .httpError(400, "the WebSocket connection limit was reached")
         }
     }
@@ -65,6 +71,7 @@ enum BackendFailure: Error, Sendable {
     private enum Wire {
         static let retryAfter = "retry-after"
         static let connectionLimitReached = "websocket_connection_limit_reached"
+        static let previousResponseNotFound = "previous_response_not_found"
         static let serverIsOverloaded = "server_is_overloaded"
         static let slowDown = "slow_down"
     }

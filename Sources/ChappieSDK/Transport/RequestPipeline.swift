@@ -58,6 +58,11 @@ struct RequestPipeline: Sendable {
             } catch let failure as BackendFailure {
                 try Task.checkCancellation()
                 switch failure {
+                case .unauthorized(let code?) where !refreshed && Wire.revokedTokenCodes.contains(code):
+                    // The session was ended on the server: re-read the store, never spend the refresh token.
+                    refreshed = true
+                    logger(.info, "request.unauthorized", ["call": call, "code": code])
+                    authorization = try await credentials.recoverFromRevokedToken(rejected: authorization, code: code, credentialContext)
                 case .unauthorized where !refreshed:
                     refreshed = true
                     logger(.info, "request.unauthorized", ["call": call])
@@ -127,12 +132,15 @@ struct RequestPipeline: Sendable {
         }
     }
 
-    /// Headers every backend request carries besides authorization (PROTOCOL §4.2).
+    /// Headers every backend request carries besides authorization (PROTOCOL §4.2), on HTTP and in
+    /// the WebSocket handshake. `session-id` and `thread-id` are hyphenated, as Codex 0.163.0 sends
+    /// them (both the thread's id): proxies that drop headers with underscores (nginx's default) keep them.
     func standardHeaders(sessionID: String, accept: String = Wire.eventStream) -> [(name: String, value: String)] {
         [
             ("originator", originator),
             ("User-Agent", ChappieVersion.userAgent(originator: originator)),
-            ("session_id", sessionID),
+            (Wire.sessionID, sessionID),
+            (Wire.threadID, sessionID),
             ("x-client-request-id", sessionID),
             ("Accept", accept),
             ("Content-Type", Wire.json),
@@ -140,6 +148,10 @@ struct RequestPipeline: Sendable {
     }
 
     private enum Wire {
+        /// `x-error-json` codes of a 401 for an access token the sign-in server ended (PROTOCOL §2.4).
+        static let revokedTokenCodes: Set<String> = ["token_revoked", "token_invalidated"]
+        static let sessionID = "session-id"
+        static let threadID = "thread-id"
         static let json = "application/json"
         static let eventStream = "text/event-stream"
     }

@@ -11,7 +11,9 @@ import Foundation
 /// back-off) and resends the full request; the text the server replays is suppressed by the
 /// handler's replay guard, and a different replay is
 /// ``ChappieClientError/streamingTransportReplayDiverged(_:)``. The backend's 60-minute limit
-/// (`websocket_connection_limit_reached`) opens a new socket at once. When WebSocket cannot be
+/// (`websocket_connection_limit_reached`) opens a new socket at once; a chain the server lost
+/// (`previous_response_not_found`) is sent again in full on the same socket, once. Both only
+/// before any text was shown. When WebSocket cannot be
 /// used (unsupported platform, 426, a 1008 policy close, a TLS failure, exhausted reconnects, a
 /// 1009 too-big close), it tells the runner to fall back to HTTP/SSE — sticky for the session
 /// except after 1009.
@@ -36,6 +38,7 @@ struct WebSocketStreamCoordinator: Sendable {
         var reconnects = 0
         var rateLimitRetries = 0
         var connectionLimitRenewals = 0
+        var resentInFull = false
         while true {
             try Task.checkCancellation()
             var socket: ResponsesSocket.Open?
@@ -79,6 +82,14 @@ struct WebSocketStreamCoordinator: Sendable {
                 connectionLimitRenewals += 1
                 pipeline.logger(.info, "websocket.connection_limit", ["renewal": "\(connectionLimitRenewals)"])
                 if connectionLimitRenewals > policy.webSocketReconnects { return .fallBack(sticky: false) }
+            } catch BackendFailure.previousResponseNotFound(let error) {
+                // The server lost the response this request chained onto: the same socket, the
+                // full request, once.
+                guard !resentInFull, var open = socket else { throw error }
+                resentInFull = true
+                pipeline.logger(.info, "websocket.previous_response_not_found")
+                open.memory = nil
+                await runner.socket.keep(open)
             } catch let failure as BackendFailure {
                 // An `error` event before any text (the handler throws it as a failure only then),
                 // handled like the HTTP answer it stands for, on a new socket.
@@ -113,12 +124,22 @@ struct WebSocketStreamCoordinator: Sendable {
                     return .fallBack(sticky: true)
                 case .closed(1009, _):
                     return .fallBack(sticky: false)
+                case .handshakeRejected(let status) where Self.refusesForGood(status):
+                    // No WebSocket at this address (404, 421, …): reconnecting would be refused again.
+                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
+                    pipeline.logger(.warning, "websocket.upgrade_refused", ["status": "\(status)", "url": url])
+                    if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    throw ChappieClientError.webSocketUpgradeRefused(status: status, url: url)
                 case .handshakeRejected, .closed, .network:
                     reconnects += 1
                     pipeline.logger(.warning, "websocket.dropped", ["reconnect": "\(reconnects)"])
                     guard reconnects <= policy.webSocketReconnects else {
                         if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                         if let failure = handler.pendingFailure { throw failure }
+                        if case .handshakeRejected(let status) = error {
+                            throw ChappieClientError.webSocketUpgradeRefused(
+                                status: status, url: Self.displayedURL(pipeline.endpoints.responsesWebSocket))
+                        }
                         throw ChappieClientError.streamEndedBeforeCompletion
                     }
                     try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
@@ -155,6 +176,22 @@ struct WebSocketStreamCoordinator: Sendable {
         runner.turnState.record(turnState)
         return ResponsesSocket.Open(connection: connection, accountID: authorization.accountID, signOutMark: mark,
                                     openedAt: pipeline.time.now(), memory: nil)
+    }
+
+    /// Whether an upgrade answered with `status` shows the address has no WebSocket, so another
+    /// attempt would be refused too: a 4xx other than 401 (refreshed first), 408 and 429.
+    static func refusesForGood(_ status: Int) -> Bool {
+        (400..<500).contains(status) && ![401, 408, 429].contains(status)
+    }
+
+    /// `url` as an error names it: scheme, host, port and path, never a query.
+    static func displayedURL(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
     }
 
     /// Output items in the form the client sends them back as input (what an incremental

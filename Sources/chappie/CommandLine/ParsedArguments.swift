@@ -33,7 +33,7 @@ enum ArgumentParser {
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
     ]
     /// Options that take no value.
-    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all", "raw"]
+    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all", "raw", "tls"]
     /// Known commands.
     static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
 

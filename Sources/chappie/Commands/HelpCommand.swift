@@ -48,7 +48,7 @@ enum HelpCommand {
         case "usage": "Usage: chappie usage [--json]"
         case "threads": "Usage: \(ThreadCommands.usage)\nThe conversations `demo`, `chat` and `threads resume` saved, newest first."
         case "help": "Usage: chappie help [COMMAND]"
-        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--json]\nPrints the --auth-url and --backend-url to use; approves device codes after 2 polls by default."
+        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--tls] [--json]\nPrints the --auth-url and --backend-url to use; approves device codes after 2 polls by default.\n--tls also serves HTTPS on a second port, with a certificate authority made for this run (its path is printed; for the Codex CLI set CODEX_CA_CERTIFICATE to it)."
         default: overview
         }
     }
