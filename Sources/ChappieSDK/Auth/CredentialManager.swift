@@ -17,6 +17,13 @@ import Foundation
 ///   comes back after it drops its tokens (revoking the new refresh token, best effort) instead of
 ///   saving them. Saves and deletes of the store run one at a time, in order, so a save already
 ///   under way finishes before the sign-out's delete.
+/// - Across processes, sign-in, sign-out and refresh take the store's refresh lock, so another
+///   process's late refresh can never write back a credential this process deleted or replaced;
+///   and a refresh saves only over the credential it started from (compare and swap under that
+///   lock): when the store changed meanwhile, the new tokens are revoked and the store's content
+///   wins.
+/// - Every request re-reads the store first (unless a write or a refresh of this owner is under
+///   way), so another process's sign-in or sign-out is noticed before the next request.
 actor CredentialManager {
     private let store: any ChappieCredentialStore
     private let key: ChappieCredentialKey
@@ -39,6 +46,11 @@ actor CredentialManager {
     /// One store write (save or delete) at a time, in call order.
     private var storeWriteInProgress = false
     private var storeWriteWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Counts this owner's store writes: a re-read that overlapped one is discarded.
+    private var storeWrites = 0
+    /// A rotated credential the store could not save (a full disk): used from memory, and saved
+    /// before the next request, over the credential whose refresh token it spent.
+    private var pendingSave: (credential: ChappieCredential, spentRefreshToken: String)?
 
     /// Refresh when the access token expires within this many seconds.
     static let refreshSkew: TimeInterval = 5 * 60
@@ -118,6 +130,7 @@ actor CredentialManager {
     /// Stores a freshly signed-in credential (persist before publish).
     func adopt(_ newCredential: ChappieCredential) async throws {
         epoch += 1
+        pendingSave = nil
         // The previous sign-in is forgotten before the next suspension, so no caller resuming
         // meanwhile uses it; the new one is used once it is saved (if saving fails, the store is
         // read again on next use).
@@ -125,10 +138,7 @@ actor CredentialManager {
         loaded = true
         detachRefreshFlight()
         do {
-            try await writingStore {
-                do { try await store.saveCredential(newCredential, for: key) }
-                catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
-            }
+            try await holdingStoreLock { try await self.saveSignIn(newCredential) }
         } catch {
             loaded = false
             throw error
@@ -146,6 +156,7 @@ actor CredentialManager {
         let old = try? await loadIfNeeded()
         signOuts += 1
         epoch += 1
+        pendingSave = nil
         // Forgotten before the next suspension: no caller resuming meanwhile (a cut-short refresh,
         // a new request) may use the signed-out credential while the store deletes it.
         credential = nil
@@ -154,10 +165,7 @@ actor CredentialManager {
         let waiters = signOutWaiters.values
         signOutWaiters.removeAll()
         waiters.forEach { $0.resume() }
-        try await writingStore {
-            do { try await store.deleteCredential(for: key) }
-            catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
-        }
+        try await holdingStoreLock { try await self.deleteForSignOut() }
         credential = nil
         loaded = true
         generation += 1
@@ -169,6 +177,32 @@ actor CredentialManager {
             } else {
                 await context.tokenEndpoint.revoke(token: old.accessToken, hint: "access_token")
             }
+        }
+    }
+
+    /// Saves a signed-in credential (holding the store's lock), in order with other writes.
+    private func saveSignIn(_ newCredential: ChappieCredential) async throws {
+        try await writingStore {
+            do { try await store.saveCredential(newCredential, for: key) }
+            catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        }
+    }
+
+    /// Deletes the credential (holding the store's lock), in order with other writes.
+    private func deleteForSignOut() async throws {
+        try await writingStore {
+            do { try await store.deleteCredential(for: key) }
+            catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        }
+    }
+
+    /// Runs `body` holding the store's cross-process lock; a lock that cannot be taken is a
+    /// ``ChappieAuthError/credentialStore(_:)`` that says why.
+    private func holdingStoreLock(_ body: @Sendable () async throws -> Void) async throws {
+        do {
+            try await store.withRefreshLock(for: key, body)
+        } catch let error as ChappieCredentialStoreError {
+            throw ChappieAuthError.credentialStore(Redaction.clean(error.description))
         }
     }
 
@@ -196,18 +230,25 @@ actor CredentialManager {
     /// A valid authorization for a request, refreshing first (through `context`) when the access
     /// token expires within ``refreshSkew``. Throws ``ChappieClientError``.
     func authorization(_ context: CredentialContext) async throws -> Authorization {
-        guard let current = try await loadIfNeeded() else { throw ChappieClientError.missingCredential }
+        await retryPendingSave(context)
+        guard let current = try await rereadStore() else { throw ChappieClientError.missingCredential }
+        let now = context.time.now()
         if let failure = terminalFailure, failure.refreshToken == current.refreshToken {
+            // The issuer will not renew it, but the access token still works until it expires.
+            if let expiry = current.accessTokenExpiresAt, expiry > now { return try authorization(for: current) }
             throw ChappieClientError.reauthenticationRequired(failure.reason)
         }
-        let now = context.time.now()
         if let expiry = current.accessTokenExpiresAt, expiry.timeIntervalSince(now) < Self.refreshSkew {
             do {
                 let refreshed = try await refresh(rejecting: current, context)
                 return try authorization(for: refreshed)
             } catch let error as ChappieClientError {
-                // A failed proactive refresh keeps using a token that is still valid.
-                if case .network = error, expiry > now, credential?.accessToken == current.accessToken {
+                // A failed or refused proactive refresh keeps using a token that is still valid.
+                let keepsToken = switch error {
+                case .network, .reauthenticationRequired: true
+                default: false
+                }
+                if keepsToken, expiry > now, credential?.accessToken == current.accessToken {
                     return try authorization(for: current)
                 }
                 throw error
@@ -289,8 +330,20 @@ actor CredentialManager {
         }
         defer { if refreshFlight?.id == flight.id { refreshFlight = nil } }
         do {
-            return try await flight.task.value
+            // The caller's cancellation reaches the flight: its wait for another process's lock
+            // and its token request end at once (Ctrl-C). Rotated tokens that already arrived are
+            // still saved: nothing after the token request waits on cancellation.
+            return try await withTaskCancellationHandler {
+                try await flight.task.value
+            } onCancel: {
+                flight.task.cancel()
+            }
         } catch {
+            if error is CancellationError, !Task.isCancelled, epoch == flight.epoch {
+                // Another caller's cancellation ended the flight this caller joined: start anew.
+                if refreshFlight?.id == flight.id { refreshFlight = nil }
+                return try await refresh(rejecting: stale, context)
+            }
             guard epoch != flight.epoch else { throw error }
             try Task.checkCancellation()
             if let current = credential { return current }
@@ -310,15 +363,25 @@ actor CredentialManager {
         // Under the store's cross-process lock, re-read the store first: another process may
         // already have rotated the tokens, and its newer credential must be adopted, not
         // overwritten, and its spent refresh token not spent again.
-        try await store.withRefreshLock(for: key) {
-            try await self.refreshHoldingLock(stale, epoch: epoch, context)
+        do {
+            return try await store.withRefreshLock(for: key) {
+                try await self.refreshHoldingLock(stale, epoch: epoch, context)
+            }
+        } catch let error as ChappieCredentialStoreError {
+            // The lock itself failed (the body wraps its own store errors): say why.
+            throw ChappieClientError.credentialStore(Redaction.clean(error.description))
         }
     }
 
     private func refreshHoldingLock(_ stale: ChappieCredential, epoch: Int, _ context: CredentialContext) async throws -> ChappieCredential {
+        if let pending = pendingSave { await savePendingHoldingLock(pending, context) }
         let stored: ChappieCredential?
-        do { stored = try await store.loadCredential(for: key) }
-        catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        if let pending = pendingSave {
+            stored = pending.credential  // still unsaved: memory holds the newest credential
+        } else {
+            do { stored = try await store.loadCredential(for: key) }
+            catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        }
         try requireNoSignOut(since: epoch)
         guard let stored else {
             credential = nil
@@ -373,16 +436,95 @@ actor CredentialManager {
             await markTerminal(refreshToken: refreshToken, reason: reason, epoch: epoch, context)
             throw ChappieClientError.reauthenticationRequired(reason)
         }
-        // Persist before publish: a rotated refresh token that is not saved is lost for good.
+        // Persist before publish: a rotated refresh token that is not saved is lost for good. Saved
+        // only over the credential this refresh started from (still under the cross-process lock):
+        // a sign-in or sign-out that reached the store meanwhile wins.
+        // A save that fails (a full disk) keeps the rotated credential in memory and retries later:
+        // dropping it would lose the only valid refresh token.
+        var superseded: ChappieCredential??
         try await writingStore {
             try requireNoSignOut(since: epoch)
-            do { try await store.saveCredential(refreshed, for: key) }
+            let latest: ChappieCredential?
+            do { latest = try await store.loadCredential(for: key) }
             catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+            let base = pendingSave?.spentRefreshToken ?? refreshToken
+            guard latest?.refreshToken == refreshToken || latest?.refreshToken == base else {
+                superseded = .some(latest)
+                return
+            }
+            do {
+                try await store.saveCredential(refreshed, for: key)
+                pendingSave = nil
+            } catch {
+                context.logger(.error, "refresh.save_failed", ["slot": key.description, "error": Redaction.clean("\(error)")])
+                pendingSave = (refreshed, pendingSave?.spentRefreshToken ?? refreshToken)
+            }
+        }
+        if case .some(let latest) = superseded {
+            pendingSave = nil
+            return try await adoptSuperseding(latest, droppingRefreshToken: tokens.refreshToken, of: current, context)
         }
         credential = refreshed
         generation += 1
         context.logger(.info, "refresh.succeeded", ["slot": key.description, "generation": "\(generation)"])
         return refreshed
+    }
+
+    /// Saves the credential a failed save left in memory, before a request, holding the store's
+    /// lock (best effort: a failure leaves it pending).
+    private func retryPendingSave(_ context: CredentialContext) async {
+        guard pendingSave != nil else { return }
+        try? await holdingStoreLock { [self] in
+            if let pending = await pendingSave { await savePendingHoldingLock(pending, context) }
+        }
+    }
+
+    /// Saves `pending` over the credential whose refresh token it spent; when the store holds
+    /// something else (another process signed in or out meanwhile), that wins and the pending
+    /// tokens are revoked. Called holding the store's lock.
+    private func savePendingHoldingLock(_ pending: (credential: ChappieCredential, spentRefreshToken: String),
+                                        _ context: CredentialContext) async {
+        var superseded: ChappieCredential??
+        try? await writingStore {
+            guard pendingSave?.credential.refreshToken == pending.credential.refreshToken else { return }
+            let latest = try await store.loadCredential(for: key)
+            guard latest?.refreshToken == pending.spentRefreshToken || latest?.refreshToken == pending.credential.refreshToken else {
+                superseded = .some(latest)
+                return
+            }
+            try await store.saveCredential(pending.credential, for: key)
+            pendingSave = nil
+            context.logger(.info, "refresh.save_recovered", ["slot": key.description])
+        }
+        guard case .some(let latest) = superseded else { return }
+        pendingSave = nil
+        if let token = pending.credential.refreshToken { await context.tokenEndpoint.revoke(token: token, hint: "refresh_token") }
+        credential = latest
+        loaded = true
+        generation += 1
+        publish(latest.map { .signedIn($0.accountInfo) } ?? .signedOut)
+    }
+
+    /// After a refresh found the store changed by someone else (another process's sign-in or
+    /// sign-out): revokes the tokens it got, takes the store's content and returns it, or throws
+    /// ``ChappieClientError/missingCredential`` (signed out) or
+    /// ``ChappieClientError/reauthenticationRequired(_:)`` (now another account's sign-in).
+    private func adoptSuperseding(_ latest: ChappieCredential?, droppingRefreshToken newRefreshToken: String?, of current: ChappieCredential,
+                                  _ context: CredentialContext) async throws -> ChappieCredential {
+        context.logger(.warning, "refresh.superseded", ["slot": key.description])
+        if let newRefreshToken { await context.tokenEndpoint.revoke(token: newRefreshToken, hint: "refresh_token") }
+        credential = latest
+        loaded = true
+        generation += 1
+        guard let latest else {
+            publish(.signedOut)
+            throw ChappieClientError.missingCredential
+        }
+        publish(.signedIn(latest.accountInfo))
+        guard latest.accountID == current.accountID else {
+            throw ChappieClientError.reauthenticationRequired("the saved sign-in now belongs to another account")
+        }
+        return latest
     }
 
     /// Throws ``ChappieClientError/missingCredential`` when the slot was signed out (or signed in
@@ -399,6 +541,7 @@ actor CredentialManager {
             storeWriteInProgress = true
         }
         defer {
+            storeWrites += 1
             if storeWriteWaiters.isEmpty { storeWriteInProgress = false } else { storeWriteWaiters.removeFirst().resume() }
         }
         try await write()
@@ -415,6 +558,25 @@ actor CredentialManager {
             await ReauthenticationMarker.persist(reason: reason, rejectedRefreshToken: refreshToken, store: store, key: key,
                                                  logger: context.logger)
         }
+    }
+
+    /// Reads the store again before a request, so another process's sign-in or sign-out is seen,
+    /// and publishes the change. Uses what it holds while a write or a refresh of its own is under
+    /// way, or when a write happened during the read (the read may predate it).
+    private func rereadStore() async throws -> ChappieCredential? {
+        guard loaded, refreshFlight == nil, !storeWriteInProgress, pendingSave == nil else { return try await loadIfNeeded() }
+        let writes = storeWrites
+        let before = credential
+        let stored: ChappieCredential?
+        do { stored = try await store.loadCredential(for: key) }
+        catch { throw ChappieClientError.credentialStore(Redaction.clean("\(error)")) }
+        guard writes == storeWrites, refreshFlight == nil, !storeWriteInProgress, pendingSave == nil else { return try await loadIfNeeded() }
+        guard stored?.accessToken != before?.accessToken || stored?.refreshToken != before?.refreshToken else { return credential }
+        generation += 1
+        credential = stored
+        if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason) }
+        publish(await currentStatus())
+        return stored
     }
 
     private func loadIfNeeded() async throws -> ChappieCredential? {

@@ -30,7 +30,7 @@ struct DeviceCodeFlow: Sendable {
         let body: ChappieJSONValue = [Wire.clientID: .string(OAuthClient.id)]
         let request = HTTPRequest(method: "POST", url: endpoints.deviceUserCode,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                  body: Data(body.jsonString.utf8), idleTimeout: 30)
+                                  body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.requestDeadline)
         var attempt = 0
         while true {
             attempt += 1
@@ -63,7 +63,7 @@ struct DeviceCodeFlow: Sendable {
         let body: ChappieJSONValue = [Wire.deviceAuthID: .string(grant.deviceAuthID), Wire.userCode: .string(grant.code.userCode)]
         let request = HTTPRequest(method: "POST", url: endpoints.deviceToken,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                  body: Data(body.jsonString.utf8), idleTimeout: 30)
+                                  body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.requestDeadline)
         var wait = grant.code.pollingInterval
         var transientFailures = 0
         while true {
@@ -169,6 +169,8 @@ struct DeviceCodeFlow: Sendable {
     }
 
     private enum Wire {
+        /// Seconds one device-code request (the code, or one poll) may take, however slowly it answers.
+        static let requestDeadline: TimeInterval = 60
         static let clientID = "client_id"
         static let deviceAuthID = "device_auth_id"
         static let userCode = "user_code"

@@ -68,6 +68,19 @@ package enum AdvisoryFileLock {
         return try await body()
     }
 
+    /// Runs `body` holding the lock on the file at `path` if no one holds it now (another process,
+    /// or another caller of this process: each holder has its own open file), else returns nil at
+    /// once without running it. Never waits. Throws ``Failure`` or what `body` throws.
+    package static func withLockIfFree<Result>(path: String, _ body: () throws -> Result) throws -> Result? {
+        let descriptor = try openLockFile(path)
+        defer { close(descriptor) }
+        let failure = lock(descriptor, LOCK_EX | LOCK_NB)
+        if failure == EWOULDBLOCK { return nil }
+        guard failure == 0 else { throw Failure.lock(reason: String(cString: strerror(failure))) }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
     /// Opens (creating `0600`) the lock file and checks that it is a regular file of this user's.
     private static func openLockFile(_ path: String) throws -> Int32 {
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)

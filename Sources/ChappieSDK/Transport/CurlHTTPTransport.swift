@@ -30,6 +30,8 @@ final class CurlHTTPTransport: HTTPTransport, Sendable {
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+        // libcurl sends a header line as given: CR LF in a value would start another header.
+        try HTTPFieldSyntax.validate(request.headers)
         let transfer = CurlTransfer(request: request, loop: loop)
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in

@@ -110,9 +110,11 @@ struct RequestPipeline: Sendable {
                                       headers: authorization.headers + standardHeaders(sessionID: sessionID, accept: Wire.json),
                                       body: body, idleTimeout: policy.jsonIdleTimeout, headTimeout: policy.responseHeadTimeout,
                                       maximumBodyBytes: policy.maximumJSONBytes)
-            let (head, stream) = try await open(request)
             do {
-                return (try await stream.collect(maximumBytes: policy.maximumJSONBytes), head)
+                return try await HTTPDeadline.run(policy.jsonDeadline) {
+                    let (head, stream) = try await open(request)
+                    return (try await stream.collect(maximumBytes: policy.maximumJSONBytes), head)
+                }
             } catch let error as TransportError {
                 try Task.checkCancellation()
                 throw failure(for: error, idleTimeout: request.idleTimeout)
@@ -129,6 +131,9 @@ struct RequestPipeline: Sendable {
         case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
         case .responseTooLarge: .terminal(.invalidResponse(error.message))
         case .unsupported: .terminal(.network(error.message, mayHaveReachedServer: false))
+        case .invalidHeaderField: .terminal(.invalidResponse(error.message))
+        // Not retried: a server that trickles its answer would hold every retry as long.
+        case .deadlineExceeded: .terminal(.network(error.message, mayHaveReachedServer: true))
         }
     }
 

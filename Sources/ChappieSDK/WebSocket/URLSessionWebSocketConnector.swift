@@ -10,8 +10,9 @@ import FoundationNetworking
 /// the coordinator falls back to HTTP/SSE without spending reconnects.
 struct URLSessionWebSocketConnector: WebSocketConnector {
     /// Connects and waits for the first frame exchange to prove the connection is usable.
-    /// Throws ``WebSocketError``.
+    /// Throws ``WebSocketError`` (`.unsupported` for a header HTTP does not allow: nothing is sent).
     func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
+        try WebSocketHandshake.checkHeaders(headers)
         var request = URLRequest(url: url)
         request.timeoutInterval = max(1, timeout)
         for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }

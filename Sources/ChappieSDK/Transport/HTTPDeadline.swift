@@ -1,0 +1,22 @@
+import Foundation
+
+/// An overall deadline around an exchange that may otherwise last as long as the server keeps
+/// sending a byte now and then.
+enum HTTPDeadline {
+    /// Runs `operation`; once `seconds` (nil: no deadline) have passed it is cancelled (which
+    /// stops its network request) and ``TransportError/deadlineExceeded(_:)`` is thrown.
+    /// Rethrows `operation`'s error; throws `CancellationError` when the caller is cancelled.
+    static func run<Result: Sendable>(_ seconds: TimeInterval?, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        guard let seconds else { return try await operation() }
+        return try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+                throw TransportError.deadlineExceeded(seconds)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+}
