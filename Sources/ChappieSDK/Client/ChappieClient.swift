@@ -124,7 +124,7 @@ public actor ChappieClient {
     /// A stream whose events come from `body`, run in its own task; a consumer that falls behind
     /// gets consecutive text deltas merged (``EventChannel``), so it never costs more memory than
     /// the text it has not read.
-    private nonisolated func makeStream(
+    nonisolated func makeStream(
         _ body: @escaping @Sendable (ChappieClient, @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse
     ) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
         EventChannel.stream { channel in
@@ -133,14 +133,16 @@ public actor ChappieClient {
         }
     }
 
-    private func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
-                         options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+    /// One turn; `textFormat` is the request's `text.format` (typed output, `ChappieClient+Generation`).
+    func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
+                 options: ChappieMessageOptions, textFormat: ChappieJSONValue? = nil,
+                 emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
         return try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
-            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, emit: emit)
+            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat, emit: emit)
         }
     }
 
@@ -149,7 +151,8 @@ public actor ChappieClient {
     /// is cancelled after text was shown, the turn so far and the shown text (an assistant
     /// message marked ``ChappieInputMessage/isPartial``) are kept too.
     private func runRounds(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
-                           options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+                           options: ChappieMessageOptions, textFormat: ChappieJSONValue?,
+                           emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
@@ -162,7 +165,8 @@ public actor ChappieClient {
         while true {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
-                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
+                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID,
+                                            textFormat: textFormat)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
             let response: ChappieResponse
             let head: HTTPResponseHead

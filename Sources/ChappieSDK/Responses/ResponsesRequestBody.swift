@@ -10,6 +10,9 @@ struct ResponsesRequestBody: Sendable {
     var tools: [ChappieHarnessTool]
     var reasoningEffort: String?
     var promptCacheKey: String
+    /// `text.format` (`{"type":"json_schema","strict":true,"schema":…,"name":…}`, PROTOCOL §4.3;
+    /// the Codex CLI's `--output-schema`); the `text` key is sent only when set.
+    var textFormat: ChappieJSONValue? = nil
 
     /// The JSON object.
     var json: ChappieJSONValue {
@@ -29,6 +32,7 @@ struct ResponsesRequestBody: Sendable {
             body[Wire.reasoning] = [Wire.effort: .string(reasoningEffort)]
             body[Wire.include] = ["reasoning.encrypted_content"]
         }
+        if let textFormat { body[Wire.text] = [Wire.format: textFormat] }
         return .object(body)
     }
 
@@ -67,6 +71,7 @@ struct ResponsesRequestBody: Sendable {
         static let role = "role"
         static let content = "content"
         static let text = "text"
+        static let format = "format"
         static let inputText = "input_text"
         static let outputText = "output_text"
         static let name = "name"
