@@ -46,6 +46,9 @@ enum ResponsesRequestValidator {
         if let format = body[Wire.text]?[Wire.format], let rejection = StructuredOutput.rejection(of: format) {
             return .failure(.init(rejection))
         }
+        for tool in body[Wire.tools]?.arrayValue ?? [] {
+            if let rejection = StructuredOutput.rejection(ofTool: tool) { return .failure(.init(rejection)) }
+        }
         let reasoning = body[Wire.reasoning].flatMap { $0 == .null ? nil : $0 }
         return .success(
             ResponsesRequest(

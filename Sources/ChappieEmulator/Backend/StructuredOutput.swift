@@ -24,6 +24,16 @@ enum StructuredOutput {
         return nil
     }
 
+    /// Why the backend refuses a `function` tool declared with `"strict": true`, or nil.
+    static func rejection(ofTool tool: JSONValue) -> String? {
+        guard tool[Wire.type]?.stringValue == "function", tool[Wire.strict]?.boolValue == true else { return nil }
+        let name = tool[Wire.name]?.stringValue ?? ""
+        guard let parameters = tool["parameters"], parameters[Wire.type]?.stringValue == Wire.object else {
+            return "Invalid schema for function '\(name)': schema must be a JSON Schema of 'type: \"object\"'."
+        }
+        return strictProblem(parameters, context: []).map { "Invalid schema for function '\(name)': \($0)" }
+    }
+
     /// The first strict-mode violation inside `schema`, located as the API locates it.
     private static func strictProblem(_ schema: JSONValue, context: [String]) -> String? {
         let here = "In context=(" + context.map { "'\($0)'" }.joined(separator: ", ") + (context.count == 1 ? ",)" : ")")

@@ -166,7 +166,7 @@ public actor ChappieClient {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
                                             reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID,
-                                            textFormat: textFormat)
+                                            textFormat: textFormat, strictToolNames: strictToolNames)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
             let response: ChappieResponse
             let head: HTTPResponseHead
@@ -242,6 +242,11 @@ public actor ChappieClient {
         return (harness.tools + tools.values.sorted { $0.name < $1.name }.map(\.declaration)).filter { seen.insert($0.name).inserted }
     }
 
+    /// The host tools declared with `"strict": true` (typed tools).
+    private var strictToolNames: Set<String> {
+        Set(tools.values.filter(\.strict).map(\.name))
+    }
+
     /// Registers a host tool (replacing one with the same name) for later turns.
     public func register(_ tool: ChappieHostTool) {
         tools[tool.name] = tool
@@ -264,7 +269,8 @@ public actor ChappieClient {
         defer { leaveTurn() }
         guard (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
         let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,
-                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID)
+                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID,
+                                        strictToolNames: strictToolNames)
         await runner.prewarm(body: body.json, sessionID: state.threadID)
     }
 

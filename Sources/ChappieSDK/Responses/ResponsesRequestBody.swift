@@ -13,6 +13,8 @@ struct ResponsesRequestBody: Sendable {
     /// `text.format` (`{"type":"json_schema","strict":true,"schema":…,"name":…}`, PROTOCOL §4.3;
     /// the Codex CLI's `--output-schema`); the `text` key is sent only when set.
     var textFormat: ChappieJSONValue? = nil
+    /// Tools whose spec says `"strict": true` (typed tools, whose schemas meet strict mode's rules).
+    var strictToolNames: Set<String> = []
 
     /// The JSON object.
     var json: ChappieJSONValue {
@@ -20,7 +22,7 @@ struct ResponsesRequestBody: Sendable {
             Wire.model: .string(model),
             Wire.instructions: .string(instructions),
             Wire.input: .array(input),
-            Wire.tools: .array(tools.map(Self.toolSpec)),
+            Wire.tools: .array(tools.map { Self.toolSpec($0, strict: strictToolNames.contains($0.name)) }),
             Wire.toolChoice: "auto",
             Wire.parallelToolCalls: .bool(!tools.isEmpty),
             Wire.store: false,
@@ -48,10 +50,15 @@ struct ResponsesRequestBody: Sendable {
                 Wire.content: [[Wire.type: .string(partType), Wire.text: .string(message.text)]]]
     }
 
-    /// A `function` tool spec (PROTOCOL §4.5).
-    static func toolSpec(_ tool: ChappieHarnessTool) -> ChappieJSONValue {
+    /// A `function` tool spec (PROTOCOL §4.5), `strict` as given (the Codex CLI sends false).
+    static func toolSpec(_ tool: ChappieHarnessTool, strict: Bool) -> ChappieJSONValue {
         [Wire.type: "function", Wire.name: .string(tool.name), Wire.description: .string(tool.description),
-         Wire.strict: false, Wire.parameters: tool.inputSchema]
+         Wire.strict: .bool(strict), Wire.parameters: tool.inputSchema]
+    }
+
+    /// A `function` tool spec with `"strict": false`.
+    static func toolSpec(_ tool: ChappieHarnessTool) -> ChappieJSONValue {
+        toolSpec(tool, strict: false)
     }
 
     private enum Wire {
