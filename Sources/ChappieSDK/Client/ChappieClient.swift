@@ -166,7 +166,8 @@ public actor ChappieClient {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
                                             reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID,
-                                            textFormat: textFormat, strictToolNames: strictToolNames)
+                                            textFormat: textFormat, reasoningSummary: options.reasoningSummary?.rawValue,
+                                            verbosity: options.verbosity?.rawValue, strictToolNames: strictToolNames)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
             let response: ChappieResponse
             let head: HTTPResponseHead

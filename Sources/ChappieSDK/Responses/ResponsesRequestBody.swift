@@ -13,6 +13,10 @@ struct ResponsesRequestBody: Sendable {
     /// `text.format` (`{"type":"json_schema","strict":true,"schema":…,"name":…}`, PROTOCOL §4.3;
     /// the Codex CLI's `--output-schema`); the `text` key is sent only when set.
     var textFormat: ChappieJSONValue? = nil
+    /// `reasoning.summary` (`auto`, `concise`, `detailed`); sent only when set.
+    var reasoningSummary: String? = nil
+    /// `text.verbosity` (`low`, `medium`, `high`); sent only when set.
+    var verbosity: String? = nil
     /// Tools whose spec says `"strict": true` (typed tools, whose schemas meet strict mode's rules).
     var strictToolNames: Set<String> = []
 
@@ -30,11 +34,21 @@ struct ResponsesRequestBody: Sendable {
             Wire.include: [],
             Wire.promptCacheKey: .string(promptCacheKey),
         ]
-        if let reasoningEffort {
-            body[Wire.reasoning] = [Wire.effort: .string(reasoningEffort)]
+        if reasoningEffort != nil || reasoningSummary != nil {
+            // The encrypted reasoning comes back with every reasoning item and is replayed, so the
+            // model keeps its chain across `store:false` requests (PROTOCOL §4.3, §4.4).
+            var reasoning: [String: ChappieJSONValue] = [:]
+            if let reasoningEffort { reasoning[Wire.effort] = .string(reasoningEffort) }
+            if let reasoningSummary { reasoning[Wire.summary] = .string(reasoningSummary) }
+            body[Wire.reasoning] = .object(reasoning)
             body[Wire.include] = ["reasoning.encrypted_content"]
         }
-        if let textFormat { body[Wire.text] = [Wire.format: textFormat] }
+        if textFormat != nil || verbosity != nil {
+            var text: [String: ChappieJSONValue] = [:]
+            if let textFormat { text[Wire.format] = textFormat }
+            if let verbosity { text[Wire.verbosity] = .string(verbosity) }
+            body[Wire.text] = .object(text)
+        }
         return .object(body)
     }
 
@@ -79,6 +93,8 @@ struct ResponsesRequestBody: Sendable {
         static let content = "content"
         static let text = "text"
         static let format = "format"
+        static let summary = "summary"
+        static let verbosity = "verbosity"
         static let inputText = "input_text"
         static let outputText = "output_text"
         static let name = "name"

@@ -124,3 +124,30 @@ struct TypedOutputSnippetTests {
         }
     }
 }
+
+// The code of the DocC article "Reasoning".
+
+func thinkHard(client: ChappieClient) async throws -> String {
+    let options = ChappieMessageOptions(effort: .high, reasoningSummary: .auto, verbosity: .low)
+    var answer = ""
+    for try await event in client.stream(.user("Plan a three-day trip to Lyon", options: options)) {
+        switch event {
+        case .reasoningSummaryDelta(let summary): print("thinking:", summary)
+        case .textDelta(let text): answer += text
+        default: break
+        }
+    }
+    return answer
+}
+
+@Suite("DocC articles: Reasoning")
+struct ReasoningSnippetTests {
+    @Test("a reasoning summary on request is printed while the answer streams")
+    func summary() async throws {
+        try await DocsEnvironment.run { docs in
+            let answer = try await thinkHard(client: Chappie.client())
+            #expect(answer.contains("Plan a three-day trip to Lyon"))
+            #expect(docs.output.text.hasPrefix("thinking:"))
+        }
+    }
+}
