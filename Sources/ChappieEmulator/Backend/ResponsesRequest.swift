@@ -60,6 +60,12 @@ struct ResponsesRequest: Sendable {
         input.last?["type"]?.stringValue == "compaction_trigger"
     }
 
+    /// The schema of a `text.format` of type `json_schema` (structured output), when requested.
+    var outputSchema: JSONValue? {
+        guard let format = text?["format"], format["type"]?.stringValue == "json_schema" else { return nil }
+        return format["schema"]
+    }
+
     /// Names of the offered `function` tools, wherever they were offered.
     var functionToolNames: [String] {
         tools.compactMap { $0["type"]?.stringValue == "function" ? $0["name"]?.stringValue : nil } + additionalFunctionNames

@@ -124,7 +124,7 @@ public actor ChappieClient {
     /// A stream whose events come from `body`, run in its own task; a consumer that falls behind
     /// gets consecutive text deltas merged (``EventChannel``), so it never costs more memory than
     /// the text it has not read.
-    private nonisolated func makeStream(
+    nonisolated func makeStream(
         _ body: @escaping @Sendable (ChappieClient, @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse
     ) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
         EventChannel.stream { channel in
@@ -133,14 +133,16 @@ public actor ChappieClient {
         }
     }
 
-    private func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
-                         options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+    /// One turn; `textFormat` is the request's `text.format` (typed output, `ChappieClient+Generation`).
+    func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
+                 options: ChappieMessageOptions, textFormat: ChappieJSONValue? = nil,
+                 emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
         return try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
-            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, emit: emit)
+            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat, emit: emit)
         }
     }
 
@@ -149,7 +151,8 @@ public actor ChappieClient {
     /// is cancelled after text was shown, the turn so far and the shown text (an assistant
     /// message marked ``ChappieInputMessage/isPartial``) are kept too.
     private func runRounds(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
-                           options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+                           options: ChappieMessageOptions, textFormat: ChappieJSONValue?,
+                           emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
@@ -162,7 +165,9 @@ public actor ChappieClient {
         while true {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
-                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
+                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID,
+                                            textFormat: textFormat, reasoningSummary: options.reasoningSummary?.rawValue,
+                                            verbosity: options.verbosity?.rawValue, strictToolNames: strictToolNames)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
             let response: ChappieResponse
             let head: HTTPResponseHead
@@ -238,6 +243,11 @@ public actor ChappieClient {
         return (harness.tools + tools.values.sorted { $0.name < $1.name }.map(\.declaration)).filter { seen.insert($0.name).inserted }
     }
 
+    /// The host tools declared with `"strict": true` (typed tools).
+    private var strictToolNames: Set<String> {
+        Set(tools.values.filter(\.strict).map(\.name))
+    }
+
     /// Registers a host tool (replacing one with the same name) for later turns.
     public func register(_ tool: ChappieHostTool) {
         tools[tool.name] = tool
@@ -260,7 +270,8 @@ public actor ChappieClient {
         defer { leaveTurn() }
         guard (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
         let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,
-                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID)
+                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID,
+                                        strictToolNames: strictToolNames)
         await runner.prewarm(body: body.json, sessionID: state.threadID)
     }
 
