@@ -45,8 +45,15 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     /// Base URL of the backend API, e.g. `https://chatgpt.com/backend-api`.
     public var backend: URL
     /// Base URL of the public Responses API that a Sign in with ChatGPT registration uses, e.g.
-    /// `https://api.openai.com/v1`.
-    public var apiBase: URL
+    /// `https://api.openai.com/v1`. Unless set, it follows ``authIssuer``: `https://api.openai.com/v1`
+    /// with the OpenAI issuer, else the issuer's `/v1` (where the emulator serves it), so changing
+    /// only the issuer never leaves the public API pointing at another server.
+    public var apiBase: URL {
+        get { apiBaseOverride ?? Self.defaultAPIBase(forIssuer: authIssuer) }
+        set { apiBaseOverride = newValue }
+    }
+    /// The ``apiBase`` set explicitly, if any.
+    private var apiBaseOverride: URL?
 
     /// Creates endpoints from an issuer, a backend base URL and, optionally, the public API's base
     /// URL. Without `apiBase`: `https://api.openai.com/v1` with the OpenAI issuer, else the
@@ -55,15 +62,27 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     public init(authIssuer: URL, backend: URL, apiBase: URL? = nil) {
         self.authIssuer = authIssuer
         self.backend = backend
-        self.apiBase = apiBase ?? Self.defaultAPIBase(forIssuer: authIssuer)
+        self.apiBaseOverride = apiBase
     }
 
     /// The real OpenAI hosts.
     public static let openAI = ChappieEndpoints(
         authIssuer: URL(string: "https://auth.openai.com")!,
-        backend: URL(string: "https://chatgpt.com/backend-api")!,
-        apiBase: URL(string: "https://api.openai.com/v1")!
+        backend: URL(string: "https://chatgpt.com/backend-api")!
     )
+
+    /// Endpoints are equal when they name the same three URLs (an ``apiBase`` set to its default
+    /// equals one left unset).
+    public static func == (lhs: ChappieEndpoints, rhs: ChappieEndpoints) -> Bool {
+        lhs.authIssuer == rhs.authIssuer && lhs.backend == rhs.backend && lhs.apiBase == rhs.apiBase
+    }
+
+    /// Hashes the three URLs that ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(authIssuer)
+        hasher.combine(backend)
+        hasher.combine(apiBase)
+    }
 
     /// The public API base that goes with `issuer` when none is given.
     static func defaultAPIBase(forIssuer issuer: URL) -> URL {
@@ -71,6 +90,14 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case authIssuer, backend, apiBase }
+
+    /// Encodes the issuer, the backend and, when set explicitly, ``apiBase``.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(authIssuer, forKey: .authIssuer)
+        try container.encode(backend, forKey: .backend)
+        try container.encodeIfPresent(apiBaseOverride, forKey: .apiBase)
+    }
 
     /// Decodes endpoints; data written before ``apiBase`` existed gets the default for its issuer.
     public init(from decoder: any Decoder) throws {
