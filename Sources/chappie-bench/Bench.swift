@@ -28,7 +28,7 @@ enum Bench {
             for result in try await LongReplyBench.run(sizes: sizes) { emit(result) }
         }
         if options.runs("partial_json") {
-            for result in try await PartialJSONBench.run(sizes: options.quick ? [20_000, 200_000] : [100_000, 1_000_000]) { emit(result) }
+            for result in try await PartialJSONBench.run(sizes: options.quick ? [20_000, 200_000] : [100_000, 500_000]) { emit(result) }
         }
         if options.runs("first_delta") { emit(try await PipelineBench.firstDelta(turns: options.quick ? 5 : 20)) }
         if options.runs("connections_per_conversation") { emit(try await PipelineBench.connectionsPerConversation(turns: 20)) }

@@ -1,5 +1,5 @@
-/// A type the model can generate: a typed reply of ``ChappieClient/send(_:generating:)`` and
-/// ``ChappieClient/stream(_:generating:)``, or the arguments of a typed tool.
+/// A type the model can generate: a typed reply of ``ChappieClient/send(_:generating:)-(String,_)`` and
+/// ``ChappieClient/stream(_:generating:)-(String,_)``, or the arguments of a typed tool.
 ///
 /// A plain `Decodable` struct needs nothing more than the conformance: its schema is derived
 /// from its `Decodable` implementation, with properties in declaration order, `Optional`

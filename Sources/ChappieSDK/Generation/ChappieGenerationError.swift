@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a typed reply (``ChappieClient/send(_:generating:)``, ``ChappieClient/stream(_:generating:)``)
+/// Why a typed reply (``ChappieClient/send(_:generating:)-(String,_)``, ``ChappieClient/stream(_:generating:)-(String,_)``)
 /// could not be produced. Failures of the request itself (sign-in, network, limits) are
 /// ``ChappieClientError``s as usual. Raw text is sanitized, redacted and cut to
 /// ``maximumRawTextBytes`` (then ends with a short note of how many bytes were left out).

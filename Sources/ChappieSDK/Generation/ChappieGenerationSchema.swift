@@ -1,5 +1,5 @@
 /// The JSON Schema of a value the model generates: the shape of a typed reply
-/// (``ChappieClient/send(_:generating:)``) or of a typed tool's arguments.
+/// (``ChappieClient/send(_:generating:)-(String,_)``) or of a typed tool's arguments.
 ///
 /// Build one with the static functions (``string(description:)``, ``object(_:description:)``,
 /// ``array(of:description:)``, ``optional(_:)``, …), or let ``ChappieGenerable`` derive it from a

@@ -9,7 +9,7 @@ public enum ChappieGenerationEvent<Value: ChappieGenerable>: Sendable {
     case completed(Value, ChappieResponse)
 }
 
-/// The events of ``ChappieClient/stream(_:generating:)``: ``ChappieGenerationEvent/partial(_:)``
+/// The events of ``ChappieClient/stream(_:generating:)-(String,_)``: ``ChappieGenerationEvent/partial(_:)``
 /// snapshots while the JSON streams in, then ``ChappieGenerationEvent/completed(_:_:)``.
 ///
 /// The reply is parsed once, incrementally, as it arrives (each byte read once; a snapshot costs

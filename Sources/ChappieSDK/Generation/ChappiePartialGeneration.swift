@@ -2,7 +2,7 @@ import Foundation
 
 /// What the model has generated so far of a typed reply, made whole: open strings end where the
 /// text stops, open arrays and objects close after their last finished member, and a member
-/// whose name or value has only begun is left out. Streamed by ``ChappieClient/stream(_:generating:)``.
+/// whose name or value has only begun is left out. Streamed by ``ChappieClient/stream(_:generating:)-(String,_)``.
 ///
 /// Making one costs the nesting depth of the reply, not its length; reading ``json`` builds the
 /// value and costs the size of the prefix, so read it when you show it, not on every event of a

@@ -125,7 +125,7 @@ struct TypedOutputSnippetTests {
     }
 }
 
-// The code of the DocC article "Reasoning".
+// The code of the DocC article "Reasoning" (ReasoningOptions.md).
 
 func thinkHard(client: ChappieClient) async throws -> String {
     let options = ChappieMessageOptions(effort: .high, reasoningSummary: .auto, verbosity: .low)
