@@ -101,7 +101,7 @@ struct TokenEndpoint: Sendable {
         let discovery: OpenIDDiscovery
         do { discovery = try await OpenIDDiscovery.cached(issuer: endpoints.authIssuer, transport: transport) }
         catch { throw RefreshFailure.transient("the sign-in server's discovery document is unavailable") }
-        let siwc = SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: endpoints.apiBase.absoluteString)
+        let siwc = SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: SIWCTokenEndpoint.resourceIndicator)
         var tokens = try await siwc.refresh(refreshToken: refreshToken, clientID: clientID).response
         if let idToken = tokens.idToken {
             let subject = JWTClaims(token: credential.idToken)?.payload["sub"]?.stringValue
@@ -132,7 +132,7 @@ struct TokenEndpoint: Sendable {
         guard endpoints.issuerViolation == nil, let refreshToken = credential.refreshToken, let clientID = credential.clientID,
               let discovery = try? await OpenIDDiscovery.cached(issuer: endpoints.authIssuer, transport: transport)
         else { return false }
-        return await SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: endpoints.apiBase.absoluteString)
+        return await SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: SIWCTokenEndpoint.resourceIndicator)
             .revoke(refreshToken: refreshToken, clientID: clientID, time: time)
     }
 

@@ -8,8 +8,12 @@ import Foundation
 struct SIWCTokenEndpoint: Sendable {
     let discovery: OpenIDDiscovery
     let transport: any HTTPTransport
-    /// The resource indicator, `https://api.openai.com/v1` for OpenAI.
+    /// The resource indicator sent on the authorize request, the exchange and every refresh.
     let resource: String
+
+    /// The public API's resource indicator (RFC 8707): an identifier, not the URL requests go to,
+    /// so it is the same with an emulator.
+    static let resourceIndicator = "https://api.openai.com/v1"
 
     /// The checked answer of a code exchange or refresh.
     struct Tokens: Sendable {

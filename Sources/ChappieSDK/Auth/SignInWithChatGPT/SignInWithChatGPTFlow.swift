@@ -52,7 +52,7 @@ struct SignInWithChatGPTFlow: Sendable {
         attemptBox.withLock { $0 = attempt }
         let url = attempt.url(.init(
             authorizationEndpoint: discovery.authorizationEndpoint, clientID: existing?.clientID, appName: options.appName,
-            hostID: installation.hostID, redirectURI: listener.redirectURI, resource: endpoints.apiBase.absoluteString,
+            hostID: installation.hostID, redirectURI: listener.redirectURI, resource: SIWCTokenEndpoint.resourceIndicator,
             idTokenHint: nil, loginHint: existing?.email, promptConsent: options.enablePlanUsage))
         configuration.logger(.info, "siwc.authorize", ["registration": existing == nil ? "new" : "returning", "port": "\(listener.port)"])
         do { try await open(url) }
@@ -84,7 +84,7 @@ struct SignInWithChatGPTFlow: Sendable {
             } catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
         }
 
-        let resource = endpoints.apiBase.absoluteString
+        let resource = SIWCTokenEndpoint.resourceIndicator
         let tokenEndpoint = SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: resource)
         let tokens = try await tokenEndpoint.exchange(code: code, clientID: clientID, codeVerifier: attempt.codeVerifier,
                                                       redirectURI: attempt.redirectURI)
