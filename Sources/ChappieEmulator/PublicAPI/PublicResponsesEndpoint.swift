@@ -4,7 +4,8 @@ import Foundation
 /// Responses API on the user's ChatGPT plan.
 ///
 /// In order: the bearer (``PublicAPIAuthorization``, plan usage required), the SIWC request
-/// rules (``PublicResponsesValidator``), a queued ``ChappieEmulator/PlanUsageFault``, the usage
+/// rules (``PublicResponsesValidator``; a request with an `originator` header, a Codex harness,
+/// may send flat function tools), a queued ``ChappieEmulator/PlanUsageFault``, the usage
 /// limits (the app's weekly cap, ``ChappieEmulator/SignInWithChatGPTOptions/weeklyResponseCap``,
 /// and the plan's windows shared with Codex, ``ChappieEmulator/setPrimaryUsedPercent(_:)``: 429
 /// `subscription_sharing_usage_limit_exceeded`, no reset time), then the reply: a queued
@@ -24,7 +25,8 @@ struct PublicResponsesEndpoint {
         case .allowed(let id, _): clientID = id
         }
         var parsed: ResponsesRequest
-        switch PublicResponsesValidator.validate(JSONValue.parse(request.body)) {
+        let codexHarness = request.header(Wire.originator) != nil
+        switch PublicResponsesValidator.validate(JSONValue.parse(request.body), codexHarness: codexHarness) {
         case .success(let valid): parsed = valid
         case .failure(let refusal): return refusal.response
         }
@@ -134,6 +136,7 @@ struct PublicResponsesEndpoint {
         static let contentType = "Content-Type"
         static let cacheControl = "Cache-Control"
         static let requestID = "x-request-id"
+        static let originator = "originator"
         static let json = "application/json"
         static let eventStream = "text/event-stream; charset=utf-8"
         static let noCache = "no-cache"

@@ -16,6 +16,13 @@
 ///
 /// `reasoning`, `include`, `text`, `tool_choice`, `parallel_tool_calls`, `prompt_cache_key`,
 /// `instructions` and `client_metadata` are accepted (undocumented, seen accepted live).
+///
+/// A Codex harness is the exception to rule 7: OpenAI documents Codex app-server running on SIWC
+/// tokens as a custom provider, and the Codex CLI 0.163.0 in that setup sends flat `function` and
+/// `custom` tools and a `tool_search` tool in top-level `tools` (observed against this emulator,
+/// 2026-12-01), so the real service evidently serves it. A request with an `originator` header
+/// (Codex sends one; app-server sets it from `clientInfo.name`; direct HTTP clients such as the
+/// `openai` library send none) may therefore carry those tools. 🔶 The real rule is not published.
 enum PublicResponsesValidator {
     /// A refusal: the HTTP answer to send.
     struct Refusal: Error, Sendable {
@@ -23,8 +30,9 @@ enum PublicResponsesValidator {
         var response: HTTPResponse
     }
 
-    /// The validated request (its function tools flattened for the scripted model), or the refusal.
-    static func validate(_ body: JSONValue?) -> Result<ResponsesRequest, Refusal> {
+    /// The validated request (its function tools flattened for the scripted model), or the
+    /// refusal. `codexHarness` admits the flat tools a Codex harness sends.
+    static func validate(_ body: JSONValue?, codexHarness: Bool = false) -> Result<ResponsesRequest, Refusal> {
         guard let body, body.objectMembers != nil else {
             return .failure(Refusal(response: PublicAPIError.structured(400, code: Wire.invalidJSON, message: Wire.notAnObject)))
         }
@@ -81,6 +89,7 @@ enum PublicResponsesValidator {
                 switch tool[Wire.type]?.stringValue {
                 case Wire.namespace?: collect(namespace: tool, into: &functionNames, &namespaces)
                 case Wire.webSearch?, Wire.webSearchPreview?: continue
+                case let type? where codexHarness && Wire.codexHarnessTools.contains(type): continue
                 default: return .failure(unsupported("tools[\(index)]"))
                 }
             }
@@ -139,6 +148,7 @@ enum PublicResponsesValidator {
         static let namespace = "namespace"
         static let webSearch = "web_search"
         static let webSearchPreview = "web_search_preview"
+        static let codexHarnessTools: Set<String> = ["function", "custom", "tool_search"]
         static let additionalTools = "additional_tools"
         static let itemReference = "item_reference"
         static let instructions = "instructions"

@@ -111,6 +111,28 @@ struct PublicAPITests {
         }
     }
 
+    @Test("A Codex harness (an originator header) may send flat function and custom tools and tool_search, as Codex 0.163 does")
+    func codexHarness() async throws {
+        try await withEmulator { emulator, http in
+            let token = await emulator.issueSignInWithChatGPTTokens().accessToken
+            let tools: [[String: Any]] = [
+                ["type": "function", "name": "exec_command", "parameters": ["type": "object"]],
+                ["type": "custom", "name": "apply_patch"], ["type": "tool_search"], ["type": "web_search"],
+            ]
+            let body = Self.body(#"use tool exec_command {"cmd":"ls"}"#, ["tools": tools])
+            let codex = try await http.postJSON("/v1/responses", body, bearer: token, headers: ["originator": "codex_exec"])
+            #expect(codex.status == 200)
+            let call = codex.events.first { $0.type == "response.output_item.done" }?.data["item"] as? [String: Any]
+            #expect(call?["name"] as? String == "exec_command")
+            let direct = try await http.postJSON("/v1/responses", body, bearer: token)
+            #expect(direct.status == 400 && (direct.json["error"] as? [String: Any])?["param"] as? String == "tools[0]")
+            let hosted = try await http.postJSON(
+                "/v1/responses", Self.body("x", ["tools": [["type": "image_generation"]]]), bearer: token, headers: ["originator": "codex_exec"]
+            )
+            #expect(hosted.status == 400)
+        }
+    }
+
     @Test("Function tools inside a namespace or an additional_tools item are called, and the round trip answers")
     func tools() async throws {
         try await withEmulator { emulator, http in
