@@ -57,3 +57,48 @@ struct SIWCPrimitivesTests {
         #expect(record.distinctLabel(for: "a@b.c", excluding: "oaiapp_1") == "a@b.c")
     }
 }
+
+/// A one-item keychain that records what was added.
+private final class OneItemKeychain: KeychainItemCalls, @unchecked Sendable {
+    // Sound: every access to the mutable state goes through `lock`.
+    private let lock = NSLock()
+    private var item: KeychainQuery?
+    private(set) var added: [KeychainQuery] = []
+
+    var addedQueries: [KeychainQuery] { lock.withLock { added } }
+
+    func copyMatching(_ query: KeychainQuery) -> (status: KeychainStatus, data: Data?) {
+        lock.withLock {
+            guard let item, case .data(let data)? = item[.valueData] else { return (.itemNotFound, nil) }
+            return (.success, data)
+        }
+    }
+    func add(_ attributes: KeychainQuery) -> KeychainStatus {
+        lock.withLock { item = attributes; added.append(attributes); return .success }
+    }
+    func update(_ query: KeychainQuery, changes: KeychainQuery) -> KeychainStatus {
+        lock.withLock {
+            guard let current = item else { return .itemNotFound }
+            item = current.merging(changes)
+            return .success
+        }
+    }
+    func delete(_ query: KeychainQuery) -> KeychainStatus { lock.withLock { item = nil; return .success } }
+    func message(for status: KeychainStatus) -> String? { nil }
+}
+
+@Suite("Sign in with ChatGPT: the installation record in the Keychain")
+struct SIWCKeychainInstallationTests {
+    @Test("the host id lives in a Keychain item that never syncs and never leaves the device")
+    func keychainItem() throws {
+        let keychain = OneItemKeychain()
+        let store = KeychainInstallationStore(service: "com.example.app", accessGroup: nil, calls: keychain)
+        let created = try store.loadOrCreate()
+        #expect(try store.loadOrCreate().hostID == created.hostID)
+        let added = try #require(keychain.addedQueries.first)
+        #expect(keychain.addedQueries.count == 1)
+        #expect(added[.synchronizable] == .bool(false))
+        #expect(added[.accessible] == .constant(.accessibleAfterFirstUnlockThisDeviceOnly))
+        #expect(added[.service] == .string("com.example.app.siwc-installation"))
+    }
+}
