@@ -23,7 +23,7 @@ public struct ChappieContinueWithChatGPTButton: View {
     @ObservedObject private var authSession: ChappieAuthSession
     private let appName: String
     private let enablePlanUsage: Bool
-    private let onSignedIn: @MainActor (ChappieSignInWithChatGPTResult) -> Void
+    private let onSignedIn: @MainActor @Sendable (ChappieSignInWithChatGPTResult) -> Void
 
     /// Creates the button.
     /// - Parameters:
@@ -32,7 +32,7 @@ public struct ChappieContinueWithChatGPTButton: View {
     ///   - enablePlanUsage: true to ask for ChatGPT plan usage again (a user who declined it).
     ///   - onSignedIn: called on the main actor once signed in.
     public init(authSession: ChappieAuthSession, appName: String, enablePlanUsage: Bool = false,
-                onSignedIn: @escaping @MainActor (ChappieSignInWithChatGPTResult) -> Void = { _ in }) {
+                onSignedIn: @escaping @MainActor @Sendable (ChappieSignInWithChatGPTResult) -> Void = { _ in }) {
         self.authSession = authSession
         self.appName = appName
         self.enablePlanUsage = enablePlanUsage
@@ -64,10 +64,10 @@ public struct ChappieContinueWithChatGPTButton: View {
 @MainActor
 public struct ChappiePlanUsageNotice: View {
     private let authSession: ChappieAuthSession
-    private let onDismiss: @MainActor () -> Void
+    private let onDismiss: @MainActor @Sendable () -> Void
 
     /// Creates the notice for `authSession`'s registration; `onDismiss` hides it.
-    public init(authSession: ChappieAuthSession, onDismiss: @escaping @MainActor () -> Void) {
+    public init(authSession: ChappieAuthSession, onDismiss: @escaping @MainActor @Sendable () -> Void) {
         self.authSession = authSession
         self.onDismiss = onDismiss
     }

@@ -133,7 +133,7 @@ struct FileInstallationStore: SIWCInstallationStore {
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw ChappieCredentialStoreError.corrupt("the installation record is not a regular file")
         }
-        guard info.st_uid == getuid(), info.st_mode & 0o077 == 0 else { throw ChappieCredentialStoreError.insecurePermissions(path) }
+        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else { throw ChappieCredentialStoreError.insecurePermissions(path) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
