@@ -33,7 +33,7 @@ public struct ChappieBrowserOpener: Sendable {
 
     /// The platform's default way to show the page (see the type's description). Throws
     /// ``ChappieAuthError/browserUnavailable(_:)`` where none exists.
-    public static var system: ChappieBrowserOpener {
+    @MainActor public static var system: ChappieBrowserOpener {
         #if canImport(AuthenticationServices) && os(iOS)
         let box = WebAuthenticationBox()
         return ChappieBrowserOpener(open: { url in try box.start(url) }, dismiss: { box.cancel() })
@@ -78,8 +78,12 @@ enum LinuxBrowser {
 @MainActor
 final class WebAuthenticationBox: NSObject, ASWebAuthenticationPresentationContextProviding {
     private var session: ASWebAuthenticationSession?
+    /// The window the sheet is presented from, chosen on the main actor before it starts.
+    nonisolated(unsafe) private var anchor: ASPresentationAnchor?
 
     func start(_ url: URL) throws {
+        let scenes = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }
+        anchor = scenes.flatMap(\.windows).first { $0.isKeyWindow } ?? ASPresentationAnchor()
         let session = ASWebAuthenticationSession(url: url, callbackURLScheme: Wire.placeholderScheme) { _, _ in }
         session.presentationContextProvider = self
         session.prefersEphemeralWebBrowserSession = true
@@ -93,10 +97,8 @@ final class WebAuthenticationBox: NSObject, ASWebAuthenticationPresentationConte
     }
 
     nonisolated func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-        MainActor.assumeIsolated {
-            let scenes = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }
-            return scenes.flatMap(\.windows).first { $0.isKeyWindow } ?? ASPresentationAnchor()
-        }
+        // Set by start(_:) before the session starts, and only read while it is shown.
+        anchor!
     }
 
     private enum Wire {
