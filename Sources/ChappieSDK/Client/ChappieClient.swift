@@ -1,13 +1,15 @@
 import Foundation
 
 /// Talks to the ChatGPT/Codex backend for the signed-in user: sends messages, streams replies,
-/// lists models and reads usage. It keeps a private transcript and thread id for its lifetime and
-/// sends the full transcript, behind the harness, with every turn.
+/// lists models and reads usage. It keeps the conversation (a private transcript and thread id)
+/// for its lifetime, behind the harness: over the WebSocket it keeps open across turns, a turn
+/// sends only what is new since the previous response; over HTTP/SSE, the whole transcript.
 ///
-/// Every network call goes through one request pipeline (DESIGN §4): the credential is refreshed
-/// first when needed and once after a 401, a 429 waits per the back-off policy, and 5xx and
-/// network failures are retried a bounded number of times while nothing has been shown. The
-/// client owns one `URLSession`, so turns reuse keep-alive connections.
+/// Every network call goes through one request pipeline: the credential is refreshed first when
+/// needed and once after a 401, a 429 waits per the back-off policy, and 5xx and network failures
+/// are retried a bounded number of times while nothing has been shown. Turns reuse the client's
+/// connections: its WebSocket, and for HTTP keep-alive connections (`URLSession` on Apple
+/// platforms, libcurl on Linux).
 ///
 /// Turns run one at a time in call order. Context changes (``clearContext()``,
 /// ``resumeContext(_:)``, ``compactContext(summary:keepingLast:)``, ``selectModel(_:)``) made while a
@@ -109,40 +111,52 @@ public actor ChappieClient {
     /// Streams the reply to `message`. The stream ends after `.completed`, or throws
     /// ``ChappieClientError`` / `CancellationError`. Ending iteration early cancels the request.
     public nonisolated func stream(_ message: ChappieInputMessage) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
-        makeStream { client, emit in
-            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options, emit: emit)
+        makeStream { client, events in
+            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options,
+                                     emit: events.emit, deliver: events.deliver)
         }
     }
 
     /// Streams the reply to an explicit transcript (see ``response(_:)``).
     public nonisolated func streamResponse(_ request: ChappieResponseRequest) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
-        makeStream { client, emit in
-            try await client.runTurn(appending: request.messages, replacing: true, model: request.model, options: request.options, emit: emit)
+        makeStream { client, events in
+            try await client.runTurn(appending: request.messages, replacing: true, model: request.model, options: request.options,
+                                     emit: events.emit, deliver: events.deliver)
         }
     }
 
     /// A stream whose events come from `body`, run in its own task; a consumer that falls behind
     /// gets consecutive text deltas merged (``EventChannel``), so it never costs more memory than
     /// the text it has not read.
+    /// An approval request is sent so that the turn waits until the consumer has dealt with it
+    /// (``EventChannel/sendAndWait(_:)``): the approval handler never runs ahead of the stream.
     nonisolated func makeStream(
-        _ body: @escaping @Sendable (ChappieClient, @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse
+        _ body: @escaping @Sendable (ChappieClient, TurnEvents) async throws -> ChappieResponse
     ) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
         EventChannel.stream { channel in
-            let response = try await body(self) { channel.send($0) }
+            let response = try await body(self, TurnEvents(emit: { channel.send($0) }, deliver: { await channel.sendAndWait($0) }))
             channel.send(.completed(response))
         }
+    }
+
+    /// Where a turn's events go: `emit` queues one, `deliver` waits until the consumer dealt with it.
+    struct TurnEvents: Sendable {
+        let emit: @Sendable (ChappieStreamEvent) -> Void
+        let deliver: (@Sendable (ChappieStreamEvent) async -> Void)?
     }
 
     /// One turn; `textFormat` is the request's `text.format` (typed output, `ChappieClient+Generation`).
     func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
                  options: ChappieMessageOptions, textFormat: ChappieJSONValue? = nil,
-                 emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+                 emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
+                 deliver: (@Sendable (ChappieStreamEvent) async -> Void)? = nil) async throws -> ChappieResponse {
         await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
         return try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
-            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat, emit: emit)
+            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
+                                emit: emit, deliver: deliver)
         }
     }
 
@@ -152,7 +166,8 @@ public actor ChappieClient {
     /// message marked ``ChappieInputMessage/isPartial``) are kept too.
     private func runRounds(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
                            options: ChappieMessageOptions, textFormat: ChappieJSONValue?,
-                           emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+                           emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
+                           deliver: (@Sendable (ChappieStreamEvent) async -> Void)?) async throws -> ChappieResponse {
         var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
@@ -193,7 +208,7 @@ public actor ChappieClient {
             }
             rounds += 1
             if rounds > configuration.maximumToolRounds { throw ChappieClientError.toolLoopLimitExceeded(configuration.maximumToolRounds) }
-            let results = try await executor.execute(calls, emit: emit)
+            let results = try await executor.execute(calls, emit: emit, deliver: deliver)
             transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
         }
     }

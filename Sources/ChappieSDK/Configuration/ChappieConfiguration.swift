@@ -6,7 +6,8 @@ import Foundation
 /// qualified by the issuer when it is not OpenAI's.
 public struct ChappieConfiguration: Sendable {
     /// Namespace of the stored credential (Keychain service on Apple platforms, folder on Linux);
-    /// qualified by the issuer when it is not OpenAI's (see ``credentialKey``).
+    /// qualified by the issuer when it is not OpenAI's (see ``credentialKey``). Default
+    /// ``defaultKeychainService``, derived from the app's bundle identifier or executable name.
     public var keychainService: String
     /// Credential slot inside the service; use one per app user to keep accounts apart.
     public var keychainAccount: String
@@ -46,7 +47,7 @@ public struct ChappieConfiguration: Sendable {
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
-        keychainService: String = "com.chappie.sdk",
+        keychainService: String = ChappieConfiguration.defaultKeychainService,
         keychainAccount: String = "default",
         keychainAccessGroup: String? = nil,
         keychainAccessibility: ChappieKeychainAccessibility = .whenUnlockedThisDeviceOnly,
@@ -86,7 +87,7 @@ public struct ChappieConfiguration: Sendable {
     /// The credential slot this configuration reads and writes: (`keychainService`,
     /// `keychainAccount`) with the OpenAI issuer. With any other issuer the service is qualified by
     /// that issuer, `<keychainService>.issuer.<scheme>://<host>:<port><path>` (for an emulator
-    /// `com.chappie.sdk.issuer.http://127.0.0.1:8765`), so a sign-in through an emulator or a proxy
+    /// `com.example.notes.chappie.issuer.http://127.0.0.1:8765`), so a sign-in through an emulator or a proxy
     /// never replaces the ChatGPT sign-in, and the ChatGPT tokens are never sent to another issuer
     /// or its backend. Seed test credentials under this key.
     public var credentialKey: ChappieCredentialKey {

@@ -40,16 +40,9 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         self.directory = directory ?? Self.defaultDirectory()
     }
 
-    /// `$XDG_DATA_HOME/chappie/credentials`, or `~/.local/share/chappie/credentials`.
+    /// `$XDG_DATA_HOME/chappie/credentials`, or `$HOME/.local/share/chappie/credentials`.
     public static func defaultDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            base = URL(fileURLWithPath: xdg, isDirectory: true)
-        } else {
-            base = UserHomeDirectory.url.appending(path: ".local/share", directoryHint: .isDirectory)
-        }
-        return base.appending(path: "chappie/credentials", directoryHint: .isDirectory)
+        UserHomeDirectory.dataHome().appending(path: "chappie/credentials", directoryHint: .isDirectory)
     }
 
     /// Reads the credential. Throws ``ChappieCredentialStoreError`` for an unsafe or damaged file, or

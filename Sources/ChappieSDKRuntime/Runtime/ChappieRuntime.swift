@@ -65,23 +65,24 @@ public actor ChappieRuntime {
     /// ``ChappieRuntimeTurnEvent/turnFailed(_:)`` comes only after the turn is stored; after a
     /// failure the stream throws the turn's error. Ending iteration early cancels the turn, which
     /// is then stored as cancelled.
+    ///
+    /// A pending ``ChappieRuntimeTurnEvent/approvalRequested(_:)`` holds the turn until your loop
+    /// has dealt with it (asked for the next event): the client's approval handler is asked only
+    /// then. Once the call is decided, ``ChappieRuntimeTurnEvent/approvalRequested(_:)`` comes
+    /// again with the decision, before the call's ``ChappieRuntimeTurnEvent/toolCallCompleted(_:)``.
     public nonisolated func stream(_ message: ChappieInputMessage) -> AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error>.makeStream()
-        let task = Task {
-            do {
-                _ = try await self.runTurn(message) { continuation.yield($0) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+        EventChannel.stream { channel in
+            _ = try await self.runTurn(message, emit: { channel.send($0) }, deliver: { await channel.sendAndWait($0) })
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     /// Runs one turn through the client's stream, stores it (completed, failed or cancelled)
     /// and returns the stored record; rethrows the turn's error after storing it.
-    private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void) async throws -> ChappieThreadTurn {
+    /// `deliver`, when given, sends a pending approval request and returns once the consumer
+    /// dealt with it, so the client's approval handler (which waits for the runtime to ask for
+    /// the next event) runs only after that.
+    private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void,
+                         deliver: (@Sendable (ChappieRuntimeTurnEvent) async -> Void)? = nil) async throws -> ChappieThreadTurn {
         await enterTurn()
         defer { leaveTurn() }
         let turnID = UUID()
@@ -92,7 +93,13 @@ public actor ChappieRuntime {
         var turnError: (any Error)?
         do {
             for try await event in client.stream(message) {
-                for runtimeEvent in recorder.record(event) { emit(runtimeEvent) }
+                for runtimeEvent in recorder.record(event) {
+                    if let deliver, case .approvalRequested(let approval) = runtimeEvent, approval.decision == .pending {
+                        await deliver(runtimeEvent)
+                    } else {
+                        emit(runtimeEvent)
+                    }
+                }
             }
             if recorder.response == nil {
                 throw Task.isCancelled ? CancellationError() : ChappieClientError.streamEndedBeforeCompletion

@@ -31,7 +31,7 @@ enum ArgumentParser {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
-        "app-name",
+        "app-name", "thread",
     ]
     /// Options that take no value.
     static let flagOptions: Set<String> = [
@@ -91,6 +91,14 @@ enum ArgumentParser {
     static func checkOptions(_ parsed: ParsedArguments) throws {
         for name in ["model", "account"] where parsed.options[name]?.isEmpty == true {
             throw UsageError(message: "--\(name) needs a value that is not empty", command: parsed.command)
+        }
+        if ["login", "logout", "status", "models", "usage", "emulator", "chat", "version"].contains(parsed.command),
+           let extra = parsed.positionals.first {
+            throw UsageError(message: "`chappie \(parsed.command)` takes no arguments, not '\(extra)'", command: parsed.command)
+        }
+        if parsed.options["thread"] != nil, parsed.command != "chat" {
+            throw UsageError(message: "--thread applies only to `chappie chat` (`threads resume ID PROMPT` continues a thread once)",
+                             command: parsed.command)
         }
         if parsed.options["port"] != nil, parsed.command != "emulator" {
             throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)

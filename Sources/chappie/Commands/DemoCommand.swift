@@ -4,7 +4,8 @@ import ChappieSDKRuntime
 import Foundation
 
 /// `demo`: the whole product on an in-process emulator, with no set-up: device-code sign-in, a
-/// streamed answer saved as a thread, the account and its usage limits.
+/// streamed answer saved as a thread, the account and its usage limits. It leaves nothing behind:
+/// the sign-in and the thread live in memory for the one run.
 @MainActor
 enum DemoCommand {
     /// Runs the demo. Throws ``ChappieAuthError`` or ``ChappieClientError``.
@@ -28,10 +29,11 @@ enum DemoCommand {
             Terminal.line(Terminal.bold("2. Stream a reply"))
         }
         // One client and one runtime for both steps, so the saved thread holds the streamed
-        // answer and the tool call.
+        // answer and the tool call; in memory, so the user's own threads never see the demo's.
         let client = Chappie.client(configuration: environment.configuration, harness: ChappieHarnessSamples.inventory,
                                     tools: [DemoTools.lookupStock])
-        let runtime = client.runtime(store: ThreadCommands.store())
+        let store = ChappieInMemoryThreadStore()
+        let runtime = client.runtime(store: store)
         let raw = arguments.flag("raw")
         let prompt = arguments.positionals.isEmpty ? "Say hello and explain what Chappie does in one sentence." : arguments.positionals.joined(separator: " ")
         if !json { Terminal.line("> " + Terminal.sanitizedLine(prompt)) }
@@ -58,10 +60,11 @@ enum DemoCommand {
         Terminal.line("Account: \(Terminal.sanitizedLine(info.email ?? "unknown"))\(info.plan.map { " (\(Terminal.sanitizedLine($0.displayName)))" } ?? "")")
         CatalogCommands.printUsage(usage)
         Terminal.line()
-        if let threadID {
-            let id = threadID.uuidString.lowercased()
+        if let threadID, let thread = try? await store.thread(id: threadID) {
             Terminal.line(Terminal.bold("5. Saved thread"))
-            Terminal.line("Saved as thread \(id), both steps; see it with `\(Invocation.command) threads show \(id)`.")
+            Terminal.line("Saved as thread \(threadID.uuidString.lowercased()), \(thread.turns.count) turns, in memory: the demo writes nothing to disk.")
+            Terminal.line("`\(Invocation.command) chat` and `\(Invocation.command) threads resume` keep real conversations; "
+                          + "`\(Invocation.command) threads list` shows them.")
             Terminal.line()
         }
         Terminal.line("Demo complete.")
