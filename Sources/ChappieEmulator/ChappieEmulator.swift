@@ -20,6 +20,13 @@ import Foundation
 ///   upgraded to a WebSocket, `POST /backend-api/codex/responses/compact`,
 ///   `GET /backend-api/codex/models`, `GET /backend-api/wham/usage`, and `POST /backend-api/ps/mcp`
 ///   (an empty MCP server the Codex CLI connects to). Anything else is 404 `{"detail":"Not Found"}`.
+/// * Sign in with ChatGPT issuer, on the same port (``signInWithChatGPTIssuer``):
+///   `GET /.well-known/openid-configuration`, `GET /.well-known/jwks.json` (RS256 keys generated
+///   per run with the system's crypto), `GET /api/accounts/authorize` (the consent page, or an
+///   immediate redirect when device codes are approved automatically),
+///   `POST /api/accounts/authorize/consent`, `POST /api/accounts/oauth/token` (form bodies:
+///   `authorization_code`, `refresh_token`), `POST /api/accounts/oauth/revoke`,
+///   `GET /api/accounts/oauth/userinfo`. Its tokens and the Codex issuer's are not interchangeable.
 ///
 /// Test controls: ``approve(userCode:)``, ``deny(userCode:)``, ``expire(userCode:)``,
 /// ``nextDeviceCode()``, ``issueTokens(accessTokenLifetime:)``, ``expireAccessTokens()``,
@@ -27,7 +34,13 @@ import Foundation
 /// ``enqueue(_:)`` with a ``ScriptedReply`` (or ``enqueue(_:forAccountID:)``), ``enqueueRefreshFault(_:forAccountID:)``,
 /// ``enqueueWebSocketFault(_:forAccountID:)``,
 /// ``setPrimaryUsedPercent(_:)``, ``recordedRequests()``, ``nextClosedStream()``, and the counters
-/// ``refreshGrantsServed``, ``tokenEndpointCalls`` and ``closedStreamCount``.
+/// ``refreshGrantsServed``, ``tokenEndpointCalls`` and ``closedStreamCount``. Sign in with ChatGPT:
+/// ``issueSignInWithChatGPTTokens(planUsage:)``, ``setSignInWithChatGPTConsent(_:)``,
+/// ``enqueueSignInWithChatGPTTokenFault(_:grant:)``, ``setSignInWithChatGPTOutage(discovery:jwks:)``,
+/// ``signInWithChatGPTRegistration(clientID:)``, ``deleteSignInWithChatGPTRegistration(clientID:)``,
+/// ``expireSignInWithChatGPTAccessTokens()``, ``expireSignInWithChatGPTRefreshTokens()``,
+/// ``revokeAllSignInWithChatGPTTokens()``, ``rotateSignInWithChatGPTSigningKey()`` and
+/// ``signSignInWithChatGPTJWT(payload:keyID:)``.
 ///
 /// Faults are per request (each queued fault is used once, FIFO) and optionally per account: the
 /// device flow signs in ``Configuration/account``, ``issueTokens(accessTokenLifetime:account:)``

@@ -31,11 +31,19 @@ struct EmulatorRouter: Sendable {
         case .pluginMCP: return await PluginMCPEndpoint(services: services).handle(request)
         case .models: return await ModelsEndpoint(services: services).handle(request)
         case .usage: return await UsageEndpoint(services: services).handle(request)
+        case .discovery: return await DiscoveryEndpoint(services: services).configuration(request)
+        case .jwks: return await DiscoveryEndpoint(services: services).keySet(request)
+        case .authorize: return await AuthorizeEndpoint(services: services).authorize(request)
+        case .consent: return await AuthorizeEndpoint(services: services).consent(request)
+        case .siwcToken: return await SignInWithChatGPTTokenEndpoint(services: services).handle(request)
+        case .siwcRevoke: return await SignInWithChatGPTRevokeEndpoint(services: services).handle(request)
+        case .userInfo: return await UserInfoEndpoint(services: services).handle(request)
         }
     }
 
     private enum Endpoint {
         case deviceUserCode, deviceToken, token, revoke, devicePage, responses, compact, pluginMCP, models, usage
+        case discovery, jwks, authorize, consent, siwcToken, siwcRevoke, userInfo
     }
 
     private struct Route {
@@ -61,6 +69,13 @@ struct EmulatorRouter: Sendable {
             "/backend-api/codex/models": Route(methods: ["GET"], endpoint: .models),
             "/backend-api/wham/usage": Route(methods: ["GET"], endpoint: .usage),
             "/backend-api/ps/mcp": Route(methods: ["POST"], endpoint: .pluginMCP),
+            "/.well-known/openid-configuration": Route(methods: ["GET"], endpoint: .discovery),
+            "/.well-known/jwks.json": Route(methods: ["GET"], endpoint: .jwks),
+            "/api/accounts/authorize": Route(methods: ["GET"], endpoint: .authorize),
+            "/api/accounts/authorize/consent": Route(methods: ["POST"], endpoint: .consent),
+            "/api/accounts/oauth/token": Route(methods: ["POST"], endpoint: .siwcToken),
+            "/api/accounts/oauth/revoke": Route(methods: ["POST"], endpoint: .siwcRevoke),
+            "/api/accounts/oauth/userinfo": Route(methods: ["GET"], endpoint: .userInfo),
         ]
     }
 }
