@@ -121,6 +121,20 @@ extension ChappieEmulator {
         await services.signInWithChatGPTTokenFaults.enqueue(fault, accountID: key)
     }
 
+    // MARK: Public API (/v1)
+
+    /// Queues `fault` for the next `POST /v1/responses` that passes the bearer check and the
+    /// request rules (FIFO), before any queued ``ScriptedReply``.
+    public func enqueuePlanUsageFault(_ fault: PlanUsageFault) async {
+        await services.planUsageFaults.enqueue(fault)
+    }
+
+    /// Number of `/v1/responses` streams served to the registration `clientID` so far (what the
+    /// app's weekly cap, ``SignInWithChatGPTOptions/weeklyResponseCap``, counts).
+    public func planUsageResponsesServed(clientID: String) async -> Int {
+        await services.signInWithChatGPT.planResponsesServed(clientID: clientID)
+    }
+
     /// Makes the discovery document and/or the JWKS answer 503 `temporarily_unavailable` until
     /// called again with false (an identity-service outage).
     public func setSignInWithChatGPTOutage(discovery: Bool, jwks: Bool) {

@@ -27,6 +27,10 @@ import Foundation
 ///   `POST /api/accounts/authorize/consent`, `POST /api/accounts/oauth/token` (form bodies:
 ///   `authorization_code`, `refresh_token`), `POST /api/accounts/oauth/revoke`,
 ///   `GET /api/accounts/oauth/userinfo`. Its tokens and the Codex issuer's are not interchangeable.
+/// * Public API on Sign in with ChatGPT tokens (``publicAPIBaseURL``): `GET /v1/models`
+///   (`{"models":[…]}`) and `POST /v1/responses` under the plan-usage rules (store:false,
+///   stream:true, rejected fields, tools in `namespace` tools or `additional_tools` items);
+///   any other `/v1/` path is 403 `subscription_sharing_route_not_supported`.
 ///
 /// Test controls: ``approve(userCode:)``, ``deny(userCode:)``, ``expire(userCode:)``,
 /// ``nextDeviceCode()``, ``issueTokens(accessTokenLifetime:)``, ``expireAccessTokens()``,
@@ -39,8 +43,9 @@ import Foundation
 /// ``enqueueSignInWithChatGPTTokenFault(_:grant:)``, ``setSignInWithChatGPTOutage(discovery:jwks:)``,
 /// ``signInWithChatGPTRegistration(clientID:)``, ``deleteSignInWithChatGPTRegistration(clientID:)``,
 /// ``expireSignInWithChatGPTAccessTokens()``, ``expireSignInWithChatGPTRefreshTokens()``,
-/// ``revokeAllSignInWithChatGPTTokens()``, ``rotateSignInWithChatGPTSigningKey()`` and
-/// ``signSignInWithChatGPTJWT(payload:keyID:)``.
+/// ``revokeAllSignInWithChatGPTTokens()``, ``rotateSignInWithChatGPTSigningKey()``,
+/// ``signSignInWithChatGPTJWT(payload:keyID:)``, ``enqueuePlanUsageFault(_:)`` (every plan error,
+/// before or in the middle of a stream, and stream quirks) and ``planUsageResponsesServed(clientID:)``.
 ///
 /// Faults are per request (each queued fault is used once, FIFO) and optionally per account: the
 /// device flow signs in ``Configuration/account``, ``issueTokens(accessTokenLifetime:account:)``

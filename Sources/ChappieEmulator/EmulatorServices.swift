@@ -25,6 +25,8 @@ final class EmulatorServices: Sendable {
     let signInWithChatGPT: SignInWithChatGPTStore
     /// Faults for the next SIWC token-endpoint requests, keyed by `grant_type` (nil = any grant).
     let signInWithChatGPTTokenFaults = FaultQueue<ChappieEmulator.SignInWithChatGPTTokenFault>()
+    /// Faults for the next `POST /v1/responses` calls.
+    let planUsageFaults = FaultQueue<ChappieEmulator.PlanUsageFault>()
     /// Whether the SIWC discovery document and key set answer 503.
     let signInWithChatGPTOutage = LockedBox((discovery: false, jwks: false))
     private let portBox = LockedBox(0)

@@ -149,6 +149,8 @@ actor SignInWithChatGPTStore {
     private(set) var automaticDecision: ChappieEmulator.SignInWithChatGPTConsent = .approve
     /// Registrations made so far, deleted ones included.
     private(set) var registrationCount = 0
+    /// `/v1/responses` streams served per issued client (the app's weekly cap counts them).
+    private var planResponses = [String: Int]()
     /// Calls that reached the SIWC token endpoint so far.
     private(set) var tokenEndpointCalls = 0
 
@@ -370,6 +372,12 @@ actor SignInWithChatGPTStore {
         for key in accessTokens.keys { accessTokens[key]?.revoked = true }
         for key in refreshTokens.keys { refreshTokens[key]?.state = .revoked }
     }
+
+    /// Number of `/v1/responses` streams served to `clientID` so far.
+    func planResponsesServed(clientID: String) -> Int { planResponses[clientID, default: 0] }
+
+    /// Counts one `/v1/responses` stream served to `clientID`.
+    func recordPlanResponse(clientID: String) { planResponses[clientID, default: 0] += 1 }
 
     /// `payload` signed with the current key (a test control), or nil without crypto.
     func sign(_ payload: JSONValue, keyID: String?) -> String? {
