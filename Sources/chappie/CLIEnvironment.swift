@@ -7,6 +7,9 @@ import Foundation
 struct CLIEnvironment {
     var configuration: ChappieConfiguration
     var emulator: ChappieEmulator?
+    /// With the in-process emulator: sign in with Sign in with ChatGPT (`--siwc`), so requests go
+    /// to the emulator's public API (`/v1`), instead of the device-code flow.
+    var signsInWithChatGPT = false
 
     /// Builds the environment from global options and `CHAPPIE_AUTH_URL` / `CHAPPIE_BACKEND_URL`.
     /// Throws ``UsageError`` for a bad URL, or the emulator's start error.
@@ -61,7 +64,7 @@ struct CLIEnvironment {
                 }
             }
         }
-        return CLIEnvironment(configuration: configuration, emulator: emulator)
+        return CLIEnvironment(configuration: configuration, emulator: emulator, signsInWithChatGPT: arguments.flag("siwc"))
     }
 
     /// The streaming transport from `--transport auto|websocket|http` (or `CHAPPIE_TRANSPORT`):

@@ -139,10 +139,19 @@ enum ChappieCommand {
             let usage = error.command.flatMap { $0.isEmpty || $0 == "help" ? nil : HelpCommand.usageLine(for: $0) }
             return (error.message, usage ?? "Run `chappie help` for usage.", .usage)
         case let error as ChappieClientError:
-            let hint = error.requiresReauthentication ? "Run `chappie login` to sign in." : nil
+            var hint = error.requiresReauthentication ? "Run `chappie login` to sign in." : nil
+            switch error {
+            case .usageLimitReached(let limit):
+                if let url = limit.manageUsageURL { hint = "Manage usage: \(url.absoluteString)" }
+            case .publicAPI(let apiError):
+                hint = apiError.recoverySuggestion ?? hint
+            default:
+                break
+            }
             let status: ExitStatus = switch error {
             case _ where error.requiresReauthentication: .signInNeeded
             case .usageLimitReached: .usageLimit
+            case .publicAPI(let apiError) where apiError.isRetryable: .network
             case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed: .network
             default: .failure
             }

@@ -33,7 +33,7 @@ enum ArgumentParser {
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
     ]
     /// Options that take no value.
-    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all", "raw"]
+    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all", "raw", "siwc"]
     /// Known commands.
     static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
 
@@ -91,6 +91,10 @@ enum ArgumentParser {
         }
         if parsed.options["port"] != nil, parsed.command != "emulator" {
             throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)
+        }
+        if parsed.flag("siwc"), !parsed.flag("emulator"), !["demo", "login", "logout", "status", "help"].contains(parsed.command) {
+            throw UsageError(message: "--siwc applies to demo and to --emulator; a saved sign-in's own route decides where its requests go",
+                             command: parsed.command)
         }
         if parsed.flag("emulator"), parsed.command == "threads", parsed.positionals.first != "resume" {
             throw UsageError(message: "--emulator applies only to `threads resume` (saved threads are local)", command: parsed.command)
