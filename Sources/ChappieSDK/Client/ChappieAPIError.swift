@@ -79,7 +79,7 @@ public struct ChappieAPIError: Error, Sendable, Hashable, LocalizedError, Custom
         /// backend); Chappie sent nothing. A bug or a misconfiguration, never retried.
         public static let credentialRouteMismatch = Code(rawValue: "chappie.credential_route_mismatch")
         /// The plan route reports no usage figures: it has no usage endpoint and no rate-limit
-        /// headers. Link to ``ChappieAPIError/manageUsageURL`` instead.
+        /// headers. Link to ``ChappieAPIError/manageUsageURL-type.property`` instead.
         public static let usageFiguresUnavailable = Code(rawValue: "chappie.usage_figures_unavailable")
         /// The server failed (HTTP 5xx) and kept failing through the bounded retries.
         public static let serverError = Code(rawValue: "chappie.server_error")

@@ -500,7 +500,7 @@ public actor ChappieClient {
     /// A Sign in with ChatGPT sign-in has no usage figures to read: the ChatGPT plan reports
     /// neither a remaining share nor a reset time to apps. There it throws
     /// ``ChappieClientError/publicAPI(_:)`` with ``ChappieAPIError/Code/usageFiguresUnavailable``
-    /// at once, without a request; link to ``ChappieAPIError/manageUsageURL`` ("Manage usage") instead.
+    /// at once, without a request; link to ``ChappieAPIError/manageUsageURL-type.property`` ("Manage usage") instead.
     public func usageLimits() async throws -> ChappieUsageLimitSnapshot {
         if try await pipeline.backend() == .publicAPI {
             throw ChappieClientError.publicAPI(ChappieAPIError(code: .usageFiguresUnavailable))

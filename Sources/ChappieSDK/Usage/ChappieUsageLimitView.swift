@@ -5,7 +5,7 @@ import SwiftUI
 /// "Usage limit reached", shown when the user's ChatGPT plan refuses a request
 /// (``ChappieClientError/usageLimitReached(_:)``), with **Manage usage** as the primary action:
 /// it opens ChatGPT's usage settings (``ChappieUsageLimit/manageUsageURL``, else
-/// ``ChappieAPIError/manageUsageURL``). An app that sells its own credits may add one secondary
+/// ``ChappieAPIError/manageUsageURL-type.property``). An app that sells its own credits may add one secondary
 /// action; the actions keep the same order in both styles.
 ///
 /// A Sign in with ChatGPT sign-in reports no reset time, so none is shown unless the limit
