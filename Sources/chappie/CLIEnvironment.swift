@@ -7,6 +7,9 @@ import Foundation
 struct CLIEnvironment {
     var configuration: ChappieConfiguration
     var emulator: ChappieEmulator?
+    /// With the in-process emulator: sign in with Sign in with ChatGPT (`--siwc`), so requests go
+    /// to the emulator's public API (`/v1`), instead of the device-code flow.
+    var signsInWithChatGPT = false
 
     /// The CLI's credential service, named explicitly: it is the SDK's old default, so a sign-in
     /// saved by an earlier `chappie` keeps working (an app's default is derived from its name).
@@ -67,7 +70,7 @@ struct CLIEnvironment {
                 }
             }
         }
-        return CLIEnvironment(configuration: configuration, emulator: emulator)
+        return CLIEnvironment(configuration: configuration, emulator: emulator, signsInWithChatGPT: arguments.flag("siwc"))
     }
 
     /// The streaming transport from `--transport auto|websocket|http` (or `CHAPPIE_TRANSPORT`):

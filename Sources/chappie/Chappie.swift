@@ -146,10 +146,20 @@ enum ChappieCommand {
             return (error.message, usage ?? "Run `chappie help` for usage.", .usage)
         case let error as ChappieClientError:
             var hint = error.requiresReauthentication ? "Run `\(loginCommand)` to sign in." : nil
-            if case .webSocketUpgradeRefused = error { hint = "Check --backend-url, or use --transport http." }
+            switch error {
+            case .usageLimitReached(let limit):
+                if let url = limit.manageUsageURL { hint = "Manage usage: \(url.absoluteString)" }
+            case .publicAPI(let apiError):
+                hint = apiError.recoverySuggestion ?? hint
+            case .webSocketUpgradeRefused:
+                hint = "Check --backend-url, or use --transport http."
+            default:
+                break
+            }
             let status: ExitStatus = switch error {
             case _ where error.requiresReauthentication: .signInNeeded
             case .usageLimitReached: .usageLimit
+            case .publicAPI(let apiError) where apiError.isRetryable: .network
             case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed, .webSocketUpgradeRefused:
                 .network
             default: .failure

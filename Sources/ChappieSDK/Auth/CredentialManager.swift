@@ -295,8 +295,31 @@ actor CredentialManager {
     }
 
     private func authorization(for credential: ChappieCredential) throws -> Authorization {
-        guard let accountID = credential.accountID, !accountID.isEmpty else { throw ChappieClientError.missingAccountID }
-        return Authorization(accessToken: credential.accessToken, accountID: accountID, generation: generation)
+        switch credential.route {
+        case .deviceCode:
+            guard let accountID = credential.accountID, !accountID.isEmpty else { throw ChappieClientError.missingAccountID }
+            return Authorization(accessToken: credential.accessToken, accountID: accountID, generation: generation)
+        case .signInWithChatGPT:
+            // The public API takes no account header; the issued client id stands for the workspace.
+            return Authorization(accessToken: credential.accessToken, accountID: nil, generation: generation, route: .signInWithChatGPT,
+                                 planUsageEnabled: credential.planUsageEnabled)
+        }
+    }
+
+    /// The sign-in route of the stored credential, without refreshing it: it picks the backend
+    /// a request goes to. Throws ``ChappieClientError/missingCredential`` or a store error.
+    func route() async throws -> ChappieSignInRoute {
+        guard let credential = try await loadIfNeeded() else { throw ChappieClientError.missingCredential }
+        return credential.route
+    }
+
+    /// What identifies whose model catalog a cache holds: the route, the issued client id (a
+    /// Sign in with ChatGPT registration is bound to one user and workspace) and the account id.
+    /// It changes when another account signs in, never on a refresh. Nil when signed out.
+    func catalogOwner() async -> String? {
+        guard let credential = try? await loadIfNeeded() else { return nil }
+        return [credential.route.rawValue, credential.clientID ?? "", credential.accountID ?? "",
+                JWTClaims(token: credential.idToken)?.subject ?? ""].joined(separator: "\u{0}")
     }
 
     /// A refresh in progress: its id (a finished flight never clears a newer one), the epoch it

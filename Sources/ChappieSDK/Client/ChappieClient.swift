@@ -368,7 +368,8 @@ public actor ChappieClient {
     /// Lets the model compact the conversation: remote compaction v2 (a `/codex/responses`
     /// request ending in a `compaction_trigger` item, see `RemoteCompaction`), else v1
     /// (`POST /codex/responses/compact`, PROTOCOL §9), replaces the history with the user and
-    /// developer messages plus one opaque compaction item; when neither is available, a summary
+    /// developer messages plus one opaque compaction item; when neither is available, and always
+    /// on a Sign in with ChatGPT sign-in (the public API has no compaction endpoint), a summary
     /// turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` (replacing
     /// the previous one, which it covers) and empties the transcript. Returns the new context.
     /// Throws ``ChappieClientError`` (`invalidResponse` for a compaction reply without its
@@ -378,36 +379,40 @@ public actor ChappieClient {
         await enterTurn()
         defer { leaveTurn() }
         let (runner, sessionID) = (runner, state.threadID)
-        if let transcript = try await RemoteCompaction.compact(
-            state.transcript, prefix: requestPrefix, model: state.model, instructions: harness.requestInstructions, tools: declaredTools,
-            promptCacheKey: state.threadID, send: { try await runner.run(body: $0, sessionID: sessionID, emit: { _ in }) }) {
-            state.transcript = transcript
-            state.compactedSummary = nil
-            state.updatedAt = time.now()
-            return state
-        }
-        let body: ChappieJSONValue = [
-            "model": .string(state.model), "instructions": .string(harness.requestInstructions),
-            "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
-            "parallel_tool_calls": .bool(!declaredTools.isEmpty),
-        ]
-        do {
-            let data = try await pipeline.sendJSON(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
-                                                   sessionID: state.threadID).body
-            guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
-                throw ChappieClientError.invalidResponse("the compaction answer has no output list")
+        // The public API has no remote compaction (SIWC.md §1: only /responses and /models):
+        // a Sign in with ChatGPT sign-in always gets the local, model-written summary.
+        if try await pipeline.backend() == .codex {
+            if let transcript = try await RemoteCompaction.compact(
+                state.transcript, prefix: requestPrefix, model: state.model, instructions: harness.requestInstructions, tools: declaredTools,
+                promptCacheKey: state.threadID, send: { try await runner.run(body: $0, sessionID: sessionID, emit: { _ in }) }) {
+                state.transcript = transcript
+                state.compactedSummary = nil
+                state.updatedAt = time.now()
+                return state
             }
-            state.transcript = output.compactMap(ChappieTranscriptItem.fromOutputItem)
-            state.updatedAt = time.now()
-            return state
-        } catch let error as ChappieClientError {
-            switch error {
-            case .httpError(let status, _) where status == 404 || status == 405 || status >= 500:
-                break
-            case .network, .invalidResponse:
-                break
-            default:
-                throw error
+            let body: ChappieJSONValue = [
+                "model": .string(state.model), "instructions": .string(harness.requestInstructions),
+                "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
+                "parallel_tool_calls": .bool(!declaredTools.isEmpty),
+            ]
+            do {
+                let data = try await pipeline.sendJSON(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
+                                                       sessionID: state.threadID).body
+                guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
+                    throw ChappieClientError.invalidResponse("the compaction answer has no output list")
+                }
+                state.transcript = output.compactMap(ChappieTranscriptItem.fromOutputItem)
+                state.updatedAt = time.now()
+                return state
+            } catch let error as ChappieClientError {
+                switch error {
+                case .httpError(let status, _) where status == 404 || status == 405 || status >= 500:
+                    break
+                case .network, .invalidResponse:
+                    break
+                default:
+                    throw error
+                }
             }
         }
         let request = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions,
@@ -458,20 +463,38 @@ public actor ChappieClient {
     }
 
     /// The catalog, fetched again when `forceRefresh` is true. Throws ``ChappieClientError``.
+    ///
+    /// On a Sign in with ChatGPT sign-in the catalog is the public API's (`GET /v1/models`,
+    /// `{"models":[…]}`): only the entries it marks `visibility: "list"` are returned, in the
+    /// server's order. Either catalog belongs to the signed-in account: a sign-in to another
+    /// account (or route) fetches it anew.
     public func models(forceRefresh: Bool) async throws -> [ChappieModel] {
-        if !forceRefresh, let cache = modelCatalog, time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
+        let owner = await pipeline.credentials.catalogOwner()
+        if !forceRefresh, let cache = modelCatalog, cache.owner == owner,
+           time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
             return cache.models
         }
-        var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
+        let backend = try await pipeline.backend()
+        let url = backend.modelsURL(configuration.endpoints)
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? configuration.endpoints.models, body: nil,
-                                                       sessionID: state.threadID)
+        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? url, body: nil, sessionID: state.threadID)
         let root = try? ChappieJSONValue(jsonData: data)
-        guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
-            throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+        let models: [ChappieModel]
+        switch backend {
+        case .codex:
+            guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
+                throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+            }
+            models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+        case .publicAPI:
+            guard let entries = root?[Wire.models]?.arrayValue else {
+                throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+            }
+            models = entries.enumerated().compactMap { ChappieModel(publicCatalogEntry: $0.element, position: $0.offset) }
+                .filter { $0.visibility == ChappieModel.listedVisibility }
         }
-        let models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
-        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now())
+        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now(), owner: owner)
         return models
     }
 
@@ -499,8 +522,16 @@ public actor ChappieClient {
     }
 
     /// The account's usage limits from the rate-limits endpoint (`/wham/usage`). Throws ``ChappieClientError``.
+    ///
+    /// A Sign in with ChatGPT sign-in has no usage figures to read: the ChatGPT plan reports
+    /// neither a remaining share nor a reset time to apps. There it throws
+    /// ``ChappieClientError/publicAPI(_:)`` with ``ChappieAPIError/Code/usageFiguresUnavailable``
+    /// at once, without a request; link to ``ChappieAPIError/manageUsageURL-type.property`` ("Manage usage") instead.
     public func usageLimits() async throws -> ChappieUsageLimitSnapshot {
-        try UsagePayload.snapshot(from: try await get(configuration.endpoints.usage))
+        if try await pipeline.backend() == .publicAPI {
+            throw ChappieClientError.publicAPI(ChappieAPIError(code: .usageFiguresUnavailable))
+        }
+        return try UsagePayload.snapshot(from: try await get(configuration.endpoints.usage))
     }
 
     /// An authorized `GET` through the pipeline; returns the body. Throws ``ChappieClientError``.
@@ -522,4 +553,6 @@ struct ModelCatalogCache: Sendable {
     var models: [ChappieModel]
     var etag: String?
     var fetchedAt: Date
+    /// Whose catalog it is (``CredentialManager/catalogOwner()``): another account's is never used.
+    var owner: String?
 }

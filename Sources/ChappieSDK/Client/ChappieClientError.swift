@@ -52,11 +52,15 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     /// The configured endpoints may not carry the credential (plain http to another machine, or a
     /// foreign backend with the OpenAI issuer); nothing was sent. See ``ChappieEndpoints``.
     case insecureEndpoint(ChappieEndpointError)
+    /// A failure of the public Responses API that a Sign in with ChatGPT sign-in uses, or a
+    /// request Chappie refused before sending it there; branch on its ``ChappieAPIError/code``.
+    case publicAPI(ChappieAPIError)
 
     /// True when signing in again is the only way forward.
     public var requiresReauthentication: Bool {
         switch self {
         case .missingCredential, .missingRefreshToken, .missingAccountID, .reauthenticationRequired: true
+        case .publicAPI(let error): error.requiresPlanUsageConsent
         default: false
         }
     }
@@ -91,6 +95,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .invalidResponse(let message): "Unexpected answer from the server: \(message)"
         case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
         case .insecureEndpoint(let error): error.description
+        case .publicAPI(let error): error.description
         }
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 /// ``RequestPipeline`` acts on it: refresh and retry once, wait and retry, or fail.
 enum BackendFailure: Error, Sendable {
     /// HTTP 401: refresh the credential once and retry with a new header. The code, when the
-    /// backend gave one (`token_expired`, …), goes into the final error if the retry fails too.
-    case unauthorized(code: String?)
+    /// backend gave one (`token_expired`, …), goes into the final error if the retry fails too;
+    /// `error`, when given, is that final error instead (the public API's own).
+    case unauthorized(code: String?, error: ChappieClientError? = nil)
     /// A 429 that is not a usage limit: wait (the server's `Retry-After`, capped, or the back-off
     /// policy) and retry; `error` is what the caller gets once retries run out.
     case rateLimited(retryAfter: TimeInterval?, error: ChappieClientError)
@@ -61,7 +62,9 @@ enum BackendFailure: Error, Sendable {
     /// The error a caller gets for this failure when it is not (or no longer) retried.
     var finalError: ChappieClientError {
         switch self {
-        case .unauthorized(let code):
+        case .unauthorized(_, let error?):
+            error
+        case .unauthorized(let code, nil):
             .reauthenticationRequired("the backend rejected the renewed session (HTTP 401\(code.map { ", \($0)" } ?? ""))")
         case .rateLimited(_, let error), .transient(let error), .terminal(let error), .previousResponseNotFound(let error): error
         case .connectionLimitReached: .httpError(400, "the WebSocket connection limit was reached")

@@ -96,18 +96,32 @@ struct RequestPipeline: Sendable {
         }
         guard (200..<300).contains(head.status) else {
             let data = await body.prefix(maximumBytes: policy.maximumErrorBodyBytes)
-            throw BackendFailure.classify(status: head.status, error: ServerErrorBody(data: data, status: head.status, headers: head.headers),
-                                          headers: head.headers, now: time.now())
+            let error = ServerErrorBody(data: data, status: head.status, headers: head.headers)
+            guard InferenceBackend.destination(of: request.url, in: endpoints) == .publicAPI else {
+                throw BackendFailure.classify(status: head.status, error: error, headers: head.headers, now: time.now())
+            }
+            // The public API's own codes and actions; its request id is kept, its message never.
+            let requestID = PublicAPIErrorMapping.requestID(in: head.headers)
+            logger(.warning, "request.failed", ["status": "\(head.status)", "code": error.code ?? "none", "request_id": requestID ?? "none"])
+            throw PublicAPIErrorMapping.classify(status: head.status, error: error, headers: head.headers, requestID: requestID)
         }
         return (head, body)
+    }
+
+    /// The backend the stored credential's requests go to, from its sign-in route (DESIGN §10).
+    /// Throws ``ChappieClientError/missingCredential`` or a credential-store error.
+    func backend() async throws -> InferenceBackend {
+        InferenceBackend(route: try await credentials.route())
     }
 
     /// An authorized JSON call through ``perform(_:_:)``: returns the body and head of its 2xx
     /// answer. Throws ``ChappieClientError`` or `CancellationError`.
     func sendJSON(method: String, url: URL, body: Data?, sessionID: String) async throws -> (body: Data, head: HTTPResponseHead) {
-        try await perform(url.lastPathComponent) { authorization in
+        let backend = InferenceBackend.destination(of: url, in: endpoints) ?? .codex
+        return try await perform(url.lastPathComponent) { authorization in
             let request = HTTPRequest(method: method, url: url,
-                                      headers: authorization.headers + standardHeaders(sessionID: sessionID, accept: Wire.json),
+                                      headers: try authorization.headers(to: url, endpoints: endpoints)
+                                          + standardHeaders(for: backend, sessionID: sessionID, accept: Wire.json),
                                       body: body, idleTimeout: policy.jsonIdleTimeout, headTimeout: policy.responseHeadTimeout,
                                       maximumBodyBytes: policy.maximumJSONBytes)
             do {
@@ -137,19 +151,30 @@ struct RequestPipeline: Sendable {
         }
     }
 
-    /// Headers every backend request carries besides authorization (PROTOCOL §4.2), on HTTP and in
-    /// the WebSocket handshake. `session-id` and `thread-id` are hyphenated, as Codex 0.163.0 sends
-    /// them (both the thread's id): proxies that drop headers with underscores (nginx's default) keep them.
-    func standardHeaders(sessionID: String, accept: String = Wire.eventStream) -> [(name: String, value: String)] {
-        [
-            ("originator", originator),
-            ("User-Agent", ChappieVersion.userAgent(originator: originator)),
-            (Wire.sessionID, sessionID),
-            (Wire.threadID, sessionID),
-            ("x-client-request-id", sessionID),
-            ("Accept", accept),
-            ("Content-Type", Wire.json),
-        ]
+    /// Headers every request to `backend` carries besides authorization: on the ChatGPT/Codex
+    /// backend the Codex CLI's (PROTOCOL §4.2; `session-id` and `thread-id` hyphenated, as Codex
+    /// 0.163.0 sends them, so proxies that drop underscore headers keep them); on the public API only `User-Agent`, `Accept` and
+    /// `Content-Type` (SIWC.md §4.2: no originator, session or account header is documented there).
+    func standardHeaders(for backend: InferenceBackend = .codex, sessionID: String, accept: String = Wire.eventStream)
+        -> [(name: String, value: String)] {
+        switch backend {
+        case .codex:
+            [
+                ("originator", originator),
+                ("User-Agent", ChappieVersion.userAgent(originator: originator)),
+                (Wire.sessionID, sessionID),
+                (Wire.threadID, sessionID),
+                ("x-client-request-id", sessionID),
+                ("Accept", accept),
+                ("Content-Type", Wire.json),
+            ]
+        case .publicAPI:
+            [
+                ("User-Agent", ChappieVersion.userAgent(originator: Wire.sdkProduct)),
+                ("Accept", accept),
+                ("Content-Type", Wire.json),
+            ]
+        }
     }
 
     private enum Wire {
@@ -159,5 +184,7 @@ struct RequestPipeline: Sendable {
         static let threadID = "thread-id"
         static let json = "application/json"
         static let eventStream = "text/event-stream"
+        /// The product name in the public API's `User-Agent` (no app originator is sent there).
+        static let sdkProduct = "chappie-sdk"
     }
 }

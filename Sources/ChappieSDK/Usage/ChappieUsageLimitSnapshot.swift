@@ -112,14 +112,24 @@ public struct ChappieUsageLimit: Sendable, Hashable, Codable {
     public var resetsAt: Date?
     /// The window that ran out, if known.
     public var window: ChappieUsageWindow?
-    /// The server's message, sanitized and bounded.
+    /// The server's message, sanitized and bounded; on a Sign in with ChatGPT sign-in, whose
+    /// server text may echo the user's input, Chappie's own sentence instead.
     public var message: String
+    /// Where the user manages the plan's usage ("Manage usage": `https://chatgpt.com/settings/usage`)
+    /// on a Sign in with ChatGPT sign-in, which reports neither figures nor a reset time; nil on
+    /// a device-code sign-in.
+    public var manageUsageURL: URL?
+    /// The server's request id (`x-request-id`) of the refused request, when it sent one.
+    public var requestID: String?
 
     /// Creates a usage limit value.
-    public init(plan: ChappiePlan?, resetsAt: Date?, window: ChappieUsageWindow?, message: String) {
+    public init(plan: ChappiePlan?, resetsAt: Date?, window: ChappieUsageWindow?, message: String, manageUsageURL: URL? = nil,
+                requestID: String? = nil) {
         self.plan = plan
         self.resetsAt = resetsAt
         self.window = window
         self.message = message
+        self.manageUsageURL = manageUsageURL
+        self.requestID = requestID
     }
 }

@@ -167,7 +167,8 @@ struct WebSocketStreamCoordinator: Sendable {
         let timeout = pipeline.policy.webSocketConnectTimeout
         let connection = try await pipeline.perform("websocket") { authorization in
             do {
-                return try await runner.webSockets.connect(url: url, headers: authorization.headers + headers, timeout: timeout)
+                return try await runner.webSockets.connect(url: url, headers: try authorization.headers(to: url, endpoints: pipeline.endpoints) + headers,
+                                                           timeout: timeout)
             } catch WebSocketError.handshakeRejected(status: 401) {
                 throw BackendFailure.unauthorized(code: nil)
             }

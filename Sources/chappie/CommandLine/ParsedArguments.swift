@@ -103,6 +103,10 @@ enum ArgumentParser {
         if parsed.options["port"] != nil, parsed.command != "emulator" {
             throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)
         }
+        if parsed.flag("siwc"), !parsed.flag("emulator"), !["demo", "login", "logout", "status", "help"].contains(parsed.command) {
+            throw UsageError(message: "--siwc applies to demo and to --emulator; a saved sign-in's own route decides where its requests go",
+                             command: parsed.command)
+        }
         if parsed.flag("emulator"), parsed.command == "threads", parsed.positionals.first != "resume" {
             throw UsageError(message: "--emulator applies only to `threads resume` (saved threads are local)", command: parsed.command)
         }

@@ -142,6 +142,12 @@ enum AccountCommands {
                 throw ChappieClientError.missingCredential
             }
         }
+        if let emulator = environment.emulator, environment.signsInWithChatGPT {
+            if !json { Terminal.error(Terminal.dim("Signing in to the emulator with Sign in with ChatGPT (its registration, approved at once)…")) }
+            try await EmulatorSignInWithChatGPT.signIn(environment.configuration, emulator: emulator)
+            await session.reload()
+            return
+        }
         if !json { Terminal.error(Terminal.dim("Signing in to the emulator with the device-code flow…")) }
         try await session.startDeviceCodeSignIn()
     }

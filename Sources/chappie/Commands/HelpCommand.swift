@@ -21,6 +21,7 @@ enum HelpCommand {
 
         Options:
           --emulator           Run ask, chat, models, usage or threads resume on a throwaway emulator
+          --siwc               With demo or --emulator: sign in with Sign in with ChatGPT (the public API)
           --model SLUG         Model to use (default gpt-5.5)
           --fast               Ask for low reasoning effort
           --account NAME       Credential slot to use (default "default")
@@ -49,7 +50,7 @@ enum HelpCommand {
     /// Help for one command.
     static func help(for command: String) -> String {
         switch command {
-        case "demo": "Usage: chappie demo [PROMPT] [--json]\nStarts an emulator, signs in with the device-code flow, streams a reply and shows usage."
+        case "demo": "Usage: chappie demo [PROMPT] [--siwc] [--json]\nStarts an emulator, signs in with the device-code flow (--siwc: Sign in with ChatGPT), streams a reply and shows usage."
         case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in.\n"
             + "       chappie login --siwc [--no-browser] [--port N] [--app-name NAME] [--enable-plan-usage] [--new-registration]\n"
             + "Signs in with Sign in with ChatGPT: opens ChatGPT's sign-in page (or prints it with --no-browser) and waits\n"
