@@ -41,9 +41,9 @@ extension ChappieClient {
             return ChappieGenerationStream(failure: error)
         }
         let textFormat = format.json
-        let events = makeStream { client, emit in
+        let events = makeStream { client, events in
             try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options,
-                                     textFormat: textFormat, emit: emit)
+                                     textFormat: textFormat, emit: events.emit, deliver: events.deliver)
         }
         return ChappieGenerationStream(events: events, format: format)
     }

@@ -58,7 +58,7 @@ struct RequestPipeline: Sendable {
             } catch let failure as BackendFailure {
                 try Task.checkCancellation()
                 switch failure {
-                case .unauthorized(let code?) where !refreshed && Wire.revokedTokenCodes.contains(code):
+                case .unauthorized(let code?, _) where !refreshed && Wire.revokedTokenCodes.contains(code):
                     // The session was ended on the server: re-read the store, never spend the refresh token.
                     refreshed = true
                     logger(.info, "request.unauthorized", ["call": call, "code": code])
