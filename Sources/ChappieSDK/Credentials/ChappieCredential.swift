@@ -136,6 +136,12 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
     /// Account facts read from the ID token claims (PROTOCOL §3.1).
     var accountInfo: ChappieAccountInfo {
         let claims = JWTClaims(token: idToken)
+        if route == .signInWithChatGPT {
+            // Only the standard claims are documented: the email, and `sub` as the user.
+            var info = ChappieAccountInfo(email: claims?.email, plan: nil, userID: claims?.payload["sub"]?.stringValue, accountID: nil)
+            info.planUsageEnabled = planUsageEnabled
+            return info
+        }
         let accessClaims = JWTClaims(token: accessToken)
         return ChappieAccountInfo(
             email: claims?.email,
