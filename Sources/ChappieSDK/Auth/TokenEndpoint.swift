@@ -7,12 +7,9 @@ struct TokenResponse: Sendable, Decodable, CustomStringConvertible, CustomDebugS
     var accessToken: String?
     var refreshToken: String?
     var expiresIn: TimeInterval?
-    /// The granted scopes, space-separated (Sign in with ChatGPT); nil when the server omits it.
-    var scope: String?
 
     enum CodingKeys: String, CodingKey {
         case idToken = "id_token", accessToken = "access_token", refreshToken = "refresh_token", expiresIn = "expires_in"
-        case scope
     }
 
     var description: String { "TokenResponse([redacted])" }
