@@ -10,6 +10,8 @@ extension ChappieEmulator {
         public var pollingIntervalSeconds: Int
         /// Number of pending polls after which a device code is approved automatically; nil = never
         /// (approve with ``ChappieEmulator/approve(userCode:)`` or the `/codex/device` page).
+        /// When not nil, Sign in with ChatGPT authorizations are decided at once too, without a
+        /// consent page (see ``ChappieEmulator/setSignInWithChatGPTConsent(_:)``).
         public var autoApproveAfterPolls: Int?
         /// Lifetime of issued access tokens, in seconds: the JWT `exp` and the `expires_in` field.
         public var accessTokenLifetime: Int
@@ -29,6 +31,9 @@ extension ChappieEmulator {
         /// nil lets the scripted model answer. `chappie emulator --replay-sse FILE` sets a
         /// ``ScriptedReply/replaySSE(_:chunkOffsets:chunkInterval:)`` here.
         public var standingReply: ScriptedReply?
+        /// The Sign in with ChatGPT issuer and public API (`/v1`): user name, the app's weekly cap,
+        /// the shape of `response.completed`.
+        public var signInWithChatGPT: SignInWithChatGPTOptions
 
         /// Creates a configuration.
         ///
@@ -43,6 +48,7 @@ extension ChappieEmulator {
         ///   - deltaCharacters: Characters per text delta (default 8).
         ///   - acceptsWebSockets: Whether WebSocket upgrades are accepted (default true).
         ///   - standingReply: The reply when none is queued (default nil: the scripted model).
+        ///   - signInWithChatGPT: The SIWC personality's options (default ``SignInWithChatGPTOptions/init(userName:weeklyResponseCap:completedOutputIsEmpty:)``).
         public init(
             port: Int = 0,
             pollingIntervalSeconds: Int = 5,
@@ -53,7 +59,8 @@ extension ChappieEmulator {
             usagePercentPerResponse: Int = 1,
             deltaCharacters: Int = 8,
             acceptsWebSockets: Bool = true,
-            standingReply: ScriptedReply? = nil
+            standingReply: ScriptedReply? = nil,
+            signInWithChatGPT: SignInWithChatGPTOptions = .init()
         ) {
             self.port = port
             self.pollingIntervalSeconds = pollingIntervalSeconds
@@ -65,6 +72,7 @@ extension ChappieEmulator {
             self.deltaCharacters = max(1, deltaCharacters)
             self.acceptsWebSockets = acceptsWebSockets
             self.standingReply = standingReply
+            self.signInWithChatGPT = signInWithChatGPT
         }
     }
 

@@ -21,6 +21,14 @@ final class EmulatorServices: Sendable {
     let webSocketFaults = FaultQueue<ChappieEmulator.WebSocketFault>()
     /// Faults for the next refresh grants.
     let refreshFaults = FaultQueue<ChappieEmulator.RefreshFault>()
+    /// The Sign in with ChatGPT issuer: keys, registrations, codes and tokens (SIWC.md §2).
+    let signInWithChatGPT: SignInWithChatGPTStore
+    /// Faults for the next SIWC token-endpoint requests, keyed by `grant_type` (nil = any grant).
+    let signInWithChatGPTTokenFaults = FaultQueue<ChappieEmulator.SignInWithChatGPTTokenFault>()
+    /// Faults for the next `POST /v1/responses` calls.
+    let planUsageFaults = FaultQueue<ChappieEmulator.PlanUsageFault>()
+    /// Whether the SIWC discovery document and key set answer 503.
+    let signInWithChatGPTOutage = LockedBox((discovery: false, jwks: false))
     private let portBox = LockedBox(0)
 
     /// Creates fresh state for `configuration`.
@@ -34,6 +42,9 @@ final class EmulatorServices: Sendable {
         self.replies = FaultQueue()
         self.usage = UsageMeter(percentPerResponse: configuration.usagePercentPerResponse)
         self.recorder = RequestRecorder()
+        self.signInWithChatGPT = SignInWithChatGPTStore(
+            user: configuration.account, userName: configuration.signInWithChatGPT.userName
+        )
     }
 
     /// The bound port, known once the socket is bound (0 before).

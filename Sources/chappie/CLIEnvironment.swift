@@ -50,6 +50,8 @@ struct CLIEnvironment {
                 // Its sign-in never goes to ChatGPT's backend (ChappieEndpoints): without a backend
                 // override, the backend is the issuer's own /backend-api (chappie emulator's layout).
                 configuration.endpoints.backend = configuration.endpoints.authIssuer.appending(path: "backend-api")
+                // Nor to the public API: a Sign in with ChatGPT sign-in of that issuer uses its own /v1.
+                configuration.endpoints.apiBase = configuration.endpoints.authIssuer.appending(path: "v1")
             }
             if let backend = override("backend-url", "CHAPPIE_BACKEND_URL") {
                 configuration.endpoints.backend = try url(backend.text, source: backend.source)

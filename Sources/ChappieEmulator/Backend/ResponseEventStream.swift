@@ -79,11 +79,14 @@ struct ResponseEventStream: Sendable {
     mutating func message(_ text: String, stopAfterDeltas: Int? = nil) {
         let itemID = RandomIdentifier.prefixed("msg_")
         let outputIndex = output.count
+        let phase = request.dialect == .publicAPI ? Wire.finalAnswer : nil
         func item(status: String, content: [JSONValue]) -> JSONValue {
-            [
-                Wire.id: .string(itemID), Wire.type: "message", Wire.status: .string(status),
-                "content": .array(content), "role": "assistant",
+            var members: [(String, JSONValue)] = [
+                (Wire.id, .string(itemID)), (Wire.type, "message"), (Wire.status, .string(status)),
+                ("content", .array(content)), ("role", "assistant"),
             ]
+            if let phase { members.append(("phase", .string(phase))) }
+            return .object(members)
         }
         func part(_ text: String) -> JSONValue {
             ["type": "output_text", "annotations": [], "logprobs": [], "text": .string(text)]
@@ -116,11 +119,14 @@ struct ResponseEventStream: Sendable {
         let itemID = RandomIdentifier.prefixed("fc_")
         let callID = RandomIdentifier.prefixed("call_", hexCount: 24)
         let outputIndex = output.count
+        let namespace = request.functionNamespaces[name]
         func item(status: String, arguments: String) -> JSONValue {
-            [
-                Wire.id: .string(itemID), Wire.type: "function_call", Wire.status: .string(status),
-                "arguments": .string(arguments), "call_id": .string(callID), "name": .string(name),
+            var members: [(String, JSONValue)] = [
+                (Wire.id, .string(itemID)), (Wire.type, "function_call"), (Wire.status, .string(status)),
+                ("arguments", .string(arguments)), ("call_id", .string(callID)), ("name", .string(name)),
             ]
+            if let namespace { members.append(("namespace", .string(namespace))) }
+            return .object(members)
         }
         emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, item(status: Wire.inProgress, arguments: ""))])
         let location: [(String, JSONValue)] = [(Wire.itemID, .string(itemID)), (Wire.outputIndex, .int(outputIndex))]
@@ -153,9 +159,11 @@ struct ResponseEventStream: Sendable {
         events = Array(events.prefix(count))
     }
 
-    /// `response.completed` with the assembled output and usage.
+    /// `response.completed` with the assembled output (or none, when the request asks for the
+    /// public API's empty-output quirk) and usage.
     mutating func complete() {
-        emit("response.completed", [(Wire.response, response(status: Wire.completed, output: output, usage: usage()))])
+        let completedOutput = request.completedOutputIsEmpty ? [] : output
+        emit("response.completed", [(Wire.response, response(status: Wire.completed, output: completedOutput, usage: usage()))])
     }
 
     /// `response.failed` with `error.code` and `error.message`.
@@ -169,6 +177,12 @@ struct ResponseEventStream: Sendable {
     mutating func error(type: String, code: String, message: String) {
         let error: JSONValue = ["type": .string(type), "code": .string(code), "message": .string(message), "param": .null]
         emit("error", [("error", error)])
+    }
+
+    /// A flat `error` event of the public API (SIWC.md §4.3):
+    /// `{"type":"error","code":…,"message":…,"param":null,"sequence_number":…}`.
+    mutating func flatError(code: String, message: String) {
+        emit("error", [("code", .string(code)), ("message", .string(message)), ("param", .null)])
     }
 
     /// `response.incomplete` with `incomplete_details.reason`.
@@ -271,5 +285,6 @@ struct ResponseEventStream: Sendable {
         static let itemAdded = "response.output_item.added"
         static let itemDone = "response.output_item.done"
         static let encryptedInclude = "reasoning.encrypted_content"
+        static let finalAnswer = "final_answer"
     }
 }

@@ -21,6 +21,23 @@ struct ResponsesRequest: Sendable {
     var promptCacheKey: String?
     /// `tool_choice` as sent (default `"auto"`).
     var toolChoice: JSONValue
+    /// The API the request came through; the stream's item shapes follow it.
+    var dialect = Dialect.codex
+    /// Function tools offered outside top-level `tools`: inside `namespace` tools or
+    /// `additional_tools` input items (public API only, SIWC.md §4.2).
+    var additionalFunctionNames = [String]()
+    /// The `namespace` of each function tool offered inside a `namespace` tool, by function name.
+    var functionNamespaces = [String: String]()
+    /// Whether `response.completed` carries an empty `output` (a live quirk of the public API).
+    var completedOutputIsEmpty = false
+
+    /// Which API personality a request used.
+    enum Dialect: Sendable {
+        /// `chatgpt.com/backend-api/codex` (PROTOCOL §4).
+        case codex
+        /// `api.openai.com/v1` under Sign in with ChatGPT: message items carry `phase`.
+        case publicAPI
+    }
 
     /// The text of the last `user` message (its `input_text` parts joined by newlines), or "".
     var lastUserText: String {
@@ -40,9 +57,9 @@ struct ResponsesRequest: Sendable {
         input.last?["type"]?.stringValue == "compaction_trigger"
     }
 
-    /// Names of the offered `function` tools.
+    /// Names of the offered `function` tools, wherever they were offered.
     var functionToolNames: [String] {
-        tools.compactMap { $0["type"]?.stringValue == "function" ? $0["name"]?.stringValue : nil }
+        tools.compactMap { $0["type"]?.stringValue == "function" ? $0["name"]?.stringValue : nil } + additionalFunctionNames
     }
 
     /// Number of characters of text in `instructions` and every string inside `input`, the basis

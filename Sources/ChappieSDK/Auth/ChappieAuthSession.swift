@@ -3,7 +3,9 @@ import Foundation
 import Combine
 #endif
 
-/// Signs the user in with the ChatGPT device-code flow and reports the sign-in state.
+/// Signs the user in with ChatGPT and reports the sign-in state: with Sign in with ChatGPT
+/// (``signInWithChatGPT(appName:enablePlanUsage:timeout:openURL:)``, OpenAI's program for
+/// third-party apps) or with the device-code flow (``startDeviceCodeSignIn(onDeviceCode:)``).
 ///
 /// It reads the credential store in its initializer when the store can read synchronously (the
 /// Keychain on Apple platforms, the file store on Linux, ``ChappieInMemoryCredentialStore``), so a returning user is
@@ -48,6 +50,8 @@ public final class ChappieAuthSession {
     private let manager: CredentialManager
     private let credentialContext: CredentialContext
     private let flow: DeviceCodeFlow
+    private let transport: any HTTPTransport
+    private let timeSource: ChappieTimeSource
     private var signInTask: Task<Void, any Error>?
     private var observers: [UUID: AsyncStream<ChappieAuthSessionSnapshot>.Continuation] = [:]
     private var statusTask: Task<Void, Never>?
@@ -68,6 +72,8 @@ public final class ChappieAuthSession {
         manager = CredentialManager.shared(for: configuration)
         credentialContext = CredentialContext(configuration: configuration, transport: transport, time: timeSource)
         flow = DeviceCodeFlow(endpoints: configuration.endpoints, transport: transport, time: timeSource)
+        self.transport = transport
+        self.timeSource = timeSource
         // A returning user is known before the first frame when the store reads synchronously;
         // otherwise (or when that read fails, e.g. a locked device) the state stays `.restoring`
         // until the manager's first status arrives.
@@ -177,6 +183,133 @@ public final class ChappieAuthSession {
         }
     }
 
+    /// Signs in with Sign in with ChatGPT and returns once signed in.
+    ///
+    /// The session listens on `127.0.0.1` (a free port, path `/auth/callback`), hands the
+    /// authorize URL to `openURL`, and waits for the browser to come back after the user signed in
+    /// and consented on ChatGPT's page. The first sign-in registers the app (its name is
+    /// `appName`, which the user may edit there); later sign-ins reuse that registration. The
+    /// ID token is verified before anything is saved.
+    ///
+    /// - Parameters:
+    ///   - appName: Your app's real name, shown on the consent page at the first sign-in.
+    ///   - enablePlanUsage: Asks ChatGPT to show the consent page again, for a user who declined
+    ///     "ChatGPT plan usage" before and now wants to enable it. Leave it false otherwise.
+    ///   - timeout: How long to wait for the browser to come back. Default 10 minutes.
+    ///   - openURL: Shows the page. Default: the platform's browser (``ChappieBrowserOpener/system``).
+    /// - Returns: Who signed in, and whether ChatGPT plan usage was granted.
+    /// - Throws: ``ChappieAuthError`` (also kept in ``lastError``), e.g. `.consentDenied`,
+    ///   `.callbackTimedOut`, `.browserUnavailable`, `.invalidIDToken`, `.accountMismatch`,
+    ///   `.identityVerificationUnavailable` (retryable; a saved sign-in is kept), `.cancelled`
+    ///   when the calling task is cancelled or ``cancelSignIn()`` is called. The listener is closed
+    ///   whenever this returns or throws.
+    @discardableResult
+    public func signInWithChatGPT(appName: String, enablePlanUsage: Bool = false, timeout: Duration = .seconds(600),
+                                  openURL: ChappieBrowserOpener = .system) async throws -> ChappieSignInWithChatGPTResult {
+        try await signInWithChatGPT(appName: appName, enablePlanUsage: enablePlanUsage, timeout: timeout, openURL: openURL,
+                                    preferredPort: nil, startNewRegistration: false)
+    }
+
+    /// ``signInWithChatGPT(appName:enablePlanUsage:timeout:openURL:)`` with the listener's
+    /// preferred port (any free port when it is taken) and, with `startNewRegistration`, a new
+    /// registration instead of this slot's saved one (after ``ChappieAuthError/registrationInvalid``).
+    @discardableResult
+    public func signInWithChatGPT(appName: String, enablePlanUsage: Bool = false, timeout: Duration = .seconds(600),
+                                  openURL: ChappieBrowserOpener = .system, preferredPort: UInt16?,
+                                  startNewRegistration: Bool = false) async throws -> ChappieSignInWithChatGPTResult {
+        guard signInTask == nil else { throw ChappieAuthError.signInInProgress }
+        let previousState = state
+        state = .signingIn
+        lastError = nil
+        let siwc = SignInWithChatGPTFlow(configuration: configuration, transport: transport, time: timeSource,
+                                         installations: SIWCInstallationStores.store(for: configuration))
+        let options = SignInWithChatGPTFlow.Options(appName: appName, enablePlanUsage: enablePlanUsage, timeout: timeout,
+                                                    preferredPort: preferredPort, startNewRegistration: startNewRegistration)
+        let resultBox = LockedBox<SignInWithChatGPTFlow.Outcome?>(nil)
+        let task = Task { @MainActor [manager] in
+            let outcome = try await siwc.run(options, open: { url in try await openURL.open(url) }, dismiss: { await openURL.dismiss() })
+            try Task.checkCancellation()
+            try await manager.adopt(outcome.credential)
+            resultBox.withLock { $0 = outcome }
+        }
+        signInTask = task
+        defer { signInTask = nil }
+        do {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            guard let outcome = resultBox.withLock({ $0 }) else { throw ChappieAuthError.cancelled }
+            let info = outcome.credential.accountInfo
+            accountInfo = info
+            state = .signedIn
+            return ChappieSignInWithChatGPTResult(account: info, registrationLabel: outcome.registration.label,
+                                                  planUsageEnabled: outcome.credential.planUsageEnabled,
+                                                  showsPlanUsageNotice: outcome.showsPlanUsageNotice)
+        } catch {
+            let authError = Self.authError(from: error)
+            lastError = authError
+            switch previousState {
+            case .signingIn: state = .signedOut
+            case .restoring: state = Self.state(for: await manager.currentStatus())
+            default: state = previousState
+            }
+            throw authError
+        }
+    }
+
+    /// Records that the user dismissed the one-time "You're using your ChatGPT plan" notice
+    /// (``ChappieSignInWithChatGPTResult/showsPlanUsageNotice``), so it is never shown again for
+    /// this registration. Throws ``ChappieAuthError/credentialStore(_:)`` when it cannot be saved.
+    public func acknowledgePlanUsageNotice() throws {
+        let slot = configuration.keychainAccount
+        do {
+            try SIWCInstallationStores.store(for: configuration).update { record in
+                guard let index = record.registrations.lastIndex(where: { $0.slot == slot }) else { return }
+                record.registrations[index].planUsageNoticeShown = true
+            }
+        } catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+    }
+
+    /// The Sign in with ChatGPT registrations of this installation (every account and workspace
+    /// the app was registered with, signed in or not), each with a stable, distinct label; the
+    /// one of this session's slot is marked ``ChappieSignInWithChatGPTRegistration/isCurrent``.
+    /// Throws ``ChappieAuthError/credentialStore(_:)`` when the record cannot be read.
+    public func signInWithChatGPTRegistrations() throws -> [ChappieSignInWithChatGPTRegistration] {
+        let record: SIWCInstallation?
+        do { record = try SIWCInstallationStores.store(for: configuration).load() }
+        catch { throw ChappieAuthError.credentialStore(Redaction.clean("\(error)")) }
+        let issuer = OpenIDDiscovery.issuerIdentifier(configuration.endpoints.authIssuer)
+        return (record?.registrations ?? []).filter { $0.issuer == issuer }.map { registration in
+            ChappieSignInWithChatGPTRegistration(label: registration.label, email: registration.email, clientID: registration.clientID,
+                                                 account: registration.slot,
+                                                 isCurrent: registration.slot == configuration.keychainAccount,
+                                                 isActive: registration.slot == record?.activeSlot)
+        }
+    }
+
+    /// Signs out like ``signOut()->()`` and says whether the sign-in server confirmed that it
+    /// revoked the session. When it did not (the server was unreachable), the tokens are deleted
+    /// from this device anyway: tell the user to disconnect the app in ChatGPT's settings
+    /// (``ChappieSignOutResult/remoteDisconnectConfirmed``). A Sign in with ChatGPT registration
+    /// and the installation's host id are kept, so the next sign-in reuses them.
+    /// Throws ``ChappieAuthError/credentialStore(_:)`` when the credential cannot be deleted.
+    public func signOutReportingRevocation() async throws -> ChappieSignOutResult {
+        cancelSignIn()
+        let confirmed: Bool
+        do {
+            confirmed = try await manager.signOut(credentialContext)
+        } catch let error as ChappieAuthError {
+            lastError = error
+            throw error
+        }
+        accountInfo = nil
+        deviceLinkState = .idle
+        state = .signedOut
+        return ChappieSignOutResult(remoteDisconnectConfirmed: confirmed)
+    }
+
     /// Stops a running sign-in; ``startDeviceCodeSignIn(onDeviceCode:)`` then throws `.cancelled`.
     public func cancelSignIn() {
         signInTask?.cancel()
@@ -186,16 +319,7 @@ public final class ChappieAuthSession {
     /// credential only (other accounts are untouched). Throws ``ChappieAuthError/credentialStore(_:)``
     /// when the credential cannot be deleted.
     public func signOut() async throws {
-        cancelSignIn()
-        do {
-            try await manager.signOut(credentialContext)
-        } catch let error as ChappieAuthError {
-            lastError = error
-            throw error
-        }
-        accountInfo = nil
-        deviceLinkState = .idle
-        state = .signedOut
+        _ = try await signOutReportingRevocation()
     }
 
     private func observeManager() async {

@@ -74,6 +74,9 @@ public struct ChappieAccountInfo: Sendable, Hashable, Codable {
     public var userID: String?
     /// The ChatGPT account (workspace) id.
     public var accountID: String?
+    /// For a Sign in with ChatGPT sign-in, whether the user granted "ChatGPT plan usage"; nil for
+    /// a device-code sign-in (whose plan use is implied).
+    public var planUsageEnabled: Bool?
 
     /// Creates an account info value.
     public init(email: String?, plan: ChappiePlan?, userID: String?, accountID: String?) {

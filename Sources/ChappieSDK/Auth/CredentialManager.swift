@@ -141,8 +141,10 @@ actor CredentialManager {
     }
 
     /// Revokes (best effort, through `context`) and deletes this slot's credential. A refresh in
-    /// flight is dropped: its tokens are never saved.
-    func signOut(_ context: CredentialContext) async throws {
+    /// flight is dropped: its tokens are never saved. Returns whether the issuer confirmed the
+    /// revocation (true when nothing was stored); the local credential is deleted either way.
+    @discardableResult
+    func signOut(_ context: CredentialContext) async throws -> Bool {
         let old = try? await loadIfNeeded()
         signOuts += 1
         epoch += 1
@@ -163,13 +165,8 @@ actor CredentialManager {
         generation += 1
         terminalFailure = nil
         publish(.signedOut)
-        if let old {
-            if let refreshToken = old.refreshToken {
-                await context.tokenEndpoint.revoke(token: refreshToken, hint: "refresh_token")
-            } else {
-                await context.tokenEndpoint.revoke(token: old.accessToken, hint: "access_token")
-            }
-        }
+        guard let old else { return true }
+        return await context.tokenEndpoint.revoke(old, time: context.time)
     }
 
     /// A mark for ``waitForSignOut(after:)``: the number of sign-outs of this slot so far.
@@ -320,7 +317,7 @@ actor CredentialManager {
         let tokens: TokenResponse
         context.logger(.debug, "refresh.started", ["slot": key.description])
         do {
-            tokens = try await context.tokenEndpoint.refresh(refreshToken: refreshToken)
+            tokens = try await context.tokenEndpoint.refresh(current, refreshToken: refreshToken, time: context.time)
         } catch let failure as RefreshFailure {
             context.logger(.warning, "refresh.failed", ["slot": key.description, "kind": "\(failure)"])
             try requireNoSignOut(since: epoch)
@@ -336,7 +333,7 @@ actor CredentialManager {
         let refreshed = current.refreshed(with: tokens, at: context.time.now())
         guard self.epoch == epoch else {
             // Signed out while the token endpoint answered: the new tokens are dropped, never saved.
-            if let newRefreshToken = tokens.refreshToken { await context.tokenEndpoint.revoke(token: newRefreshToken, hint: "refresh_token") }
+            await context.tokenEndpoint.revoke(refreshed, time: context.time)
             throw ChappieClientError.missingCredential
         }
         if let newAccount = refreshed.accountID, let oldAccount = current.accountID, newAccount != oldAccount {

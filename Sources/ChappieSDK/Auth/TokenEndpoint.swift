@@ -7,9 +7,12 @@ struct TokenResponse: Sendable, Decodable, CustomStringConvertible, CustomDebugS
     var accessToken: String?
     var refreshToken: String?
     var expiresIn: TimeInterval?
+    /// The granted scopes, space-separated (Sign in with ChatGPT); nil when the server omits it.
+    var scope: String?
 
     enum CodingKeys: String, CodingKey {
         case idToken = "id_token", accessToken = "access_token", refreshToken = "refresh_token", expiresIn = "expires_in"
+        case scope
     }
 
     var description: String { "TokenResponse([redacted])" }
@@ -86,15 +89,64 @@ struct TokenEndpoint: Sendable {
         return tokens
     }
 
-    /// Revokes `token` best-effort (JSON body, PROTOCOL §2.6); failures are ignored, and nothing is
-    /// sent when the issuer may not carry secrets.
-    func revoke(token: String, hint: String) async {
-        guard endpoints.issuerViolation == nil else { return }
+    /// Spends the refresh token of `credential` on its route's token endpoint: the Codex client's
+    /// JSON body for a device-code credential, the discovered endpoint with a form body, the issued
+    /// client id and `resource` for a Sign in with ChatGPT one (whose new ID token, if any, is
+    /// verified, with the same `sub`). Throws ``RefreshFailure`` or
+    /// ``ChappieClientError/insecureEndpoint(_:)``.
+    func refresh(_ credential: ChappieCredential, refreshToken: String, time: ChappieTimeSource) async throws -> TokenResponse {
+        guard credential.route == .signInWithChatGPT else { return try await refresh(refreshToken: refreshToken) }
+        if let violation = endpoints.issuerViolation { throw ChappieClientError.insecureEndpoint(violation) }
+        guard let clientID = credential.clientID else { throw RefreshFailure.terminal(status: 400, code: "invalid_client") }
+        let discovery: OpenIDDiscovery
+        do { discovery = try await OpenIDDiscovery.cached(issuer: endpoints.authIssuer, transport: transport) }
+        catch { throw RefreshFailure.transient("the sign-in server's discovery document is unavailable") }
+        let siwc = SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: SIWCTokenEndpoint.resourceIndicator)
+        var tokens = try await siwc.refresh(refreshToken: refreshToken, clientID: clientID).response
+        if let idToken = tokens.idToken {
+            let subject = JWTClaims(token: credential.idToken)?.payload["sub"]?.stringValue
+            do {
+                _ = try await IDTokenVerifier(discovery: discovery, transport: transport, time: time)
+                    .verify(idToken, clientID: clientID, nonce: nil, subject: subject)
+            } catch ChappieAuthError.accountMismatch {
+                throw RefreshFailure.terminal(status: 200, code: "account_mismatch")
+            } catch {
+                // An ID token that cannot be verified now is not kept; the rotated tokens are.
+                tokens.idToken = nil
+            }
+        }
+        return tokens
+    }
+
+    /// Revokes `credential` at its route's endpoint, best effort: the refresh token (or, without
+    /// one, the access token) with a JSON body for a device-code credential (PROTOCOL §2.6); the
+    /// refresh token with a form body at the discovered `revocation_endpoint` for a Sign in with
+    /// ChatGPT one. Returns whether the server confirmed it; nothing is sent (false) when the
+    /// issuer may not carry secrets.
+    @discardableResult
+    func revoke(_ credential: ChappieCredential, time: ChappieTimeSource) async -> Bool {
+        guard credential.route == .signInWithChatGPT else {
+            if let refreshToken = credential.refreshToken { return await revoke(token: refreshToken, hint: Wire.refreshToken) }
+            return await revoke(token: credential.accessToken, hint: Wire.accessToken)
+        }
+        guard endpoints.issuerViolation == nil, let refreshToken = credential.refreshToken, let clientID = credential.clientID,
+              let discovery = try? await OpenIDDiscovery.cached(issuer: endpoints.authIssuer, transport: transport)
+        else { return false }
+        return await SIWCTokenEndpoint(discovery: discovery, transport: transport, resource: SIWCTokenEndpoint.resourceIndicator)
+            .revoke(refreshToken: refreshToken, clientID: clientID, time: time)
+    }
+
+    /// Revokes `token` best-effort (JSON body, PROTOCOL §2.6); returns whether the server answered
+    /// 2xx, and sends nothing (false) when the issuer may not carry secrets.
+    @discardableResult
+    func revoke(token: String, hint: String) async -> Bool {
+        guard endpoints.issuerViolation == nil else { return false }
         var body: [String: ChappieJSONValue] = [Wire.token: .string(token), Wire.tokenTypeHint: .string(hint)]
         if hint == Wire.refreshToken { body[Wire.clientID] = .string(OAuthClient.id) }
         let request = HTTPRequest(method: "POST", url: endpoints.revoke, headers: [("Content-Type", "application/json")],
                                   body: Data(ChappieJSONValue.object(body).jsonString.utf8), idleTimeout: 10)
-        _ = try? await transport.send(request, maximumBytes: 64 << 10)
+        guard let response = try? await transport.send(request, maximumBytes: 64 << 10) else { return false }
+        return (200..<300).contains(response.head.status)
     }
 
     enum Wire {
@@ -110,6 +162,7 @@ struct TokenEndpoint: Sendable {
         static let tokenTypeHint = "token_type_hint"
         static let terminalCodes: Set<String> = [
             "refresh_token_reused", "refresh_token_expired", "refresh_token_invalidated", "invalid_grant", "token_expired",
+            "invalid_refresh_token", "invalid_client",
         ]
     }
 }

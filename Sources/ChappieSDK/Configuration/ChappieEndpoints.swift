@@ -7,12 +7,14 @@ import Musl
 import Darwin
 #endif
 
-/// The two servers Chappie talks to: the OAuth issuer and the ChatGPT backend.
+/// The servers Chappie talks to: the OAuth issuer, the ChatGPT backend and the public API.
 ///
-/// Defaults are the real hosts (PROTOCOL §0): `https://auth.openai.com` for the device-code flow,
-/// token and revoke endpoints, and `https://chatgpt.com/backend-api` for model traffic
-/// (`/codex/responses`, `/codex/models`) and account data (`/wham/usage`). The emulator hands out
-/// its own loopback URLs.
+/// Defaults are the real hosts: `https://auth.openai.com` for sign-in (both the device-code flow
+/// and Sign in with ChatGPT), token and revoke endpoints; `https://chatgpt.com/backend-api` for a
+/// device-code sign-in's model traffic (`/codex/responses`, `/codex/models`) and account data
+/// (`/wham/usage`); and `https://api.openai.com/v1` for a Sign in with ChatGPT registration's
+/// model traffic (`/responses`, `/models`). The credential's sign-in route picks the backend, never
+/// a setting. The emulator hands out its own loopback URLs.
 ///
 /// ## Where tokens may go
 ///
@@ -42,12 +44,25 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
     public var authIssuer: URL
     /// Base URL of the backend API, e.g. `https://chatgpt.com/backend-api`.
     public var backend: URL
+    /// Base URL of the public Responses API that a Sign in with ChatGPT registration uses, e.g.
+    /// `https://api.openai.com/v1`. Unless set, it follows ``authIssuer``: `https://api.openai.com/v1`
+    /// with the OpenAI issuer, else the issuer's `/v1` (where the emulator serves it), so changing
+    /// only the issuer never leaves the public API pointing at another server.
+    public var apiBase: URL {
+        get { apiBaseOverride ?? Self.defaultAPIBase(forIssuer: authIssuer) }
+        set { apiBaseOverride = newValue }
+    }
+    /// The ``apiBase`` set explicitly, if any.
+    private var apiBaseOverride: URL?
 
-    /// Creates endpoints from an issuer and a backend base URL. Nothing is checked here: see
-    /// ``validate()`` for when and how the URLs are checked.
-    public init(authIssuer: URL, backend: URL) {
+    /// Creates endpoints from an issuer, a backend base URL and, optionally, the public API's base
+    /// URL. Without `apiBase`: `https://api.openai.com/v1` with the OpenAI issuer, else the
+    /// issuer's `/v1` (where the emulator serves it). Nothing is checked here: see ``validate()``
+    /// for when and how the URLs are checked.
+    public init(authIssuer: URL, backend: URL, apiBase: URL? = nil) {
         self.authIssuer = authIssuer
         self.backend = backend
+        self.apiBaseOverride = apiBase
     }
 
     /// The real OpenAI hosts.
@@ -55,6 +70,42 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
         authIssuer: URL(string: "https://auth.openai.com")!,
         backend: URL(string: "https://chatgpt.com/backend-api")!
     )
+
+    /// Endpoints are equal when they name the same three URLs (an ``apiBase`` set to its default
+    /// equals one left unset).
+    public static func == (lhs: ChappieEndpoints, rhs: ChappieEndpoints) -> Bool {
+        lhs.authIssuer == rhs.authIssuer && lhs.backend == rhs.backend && lhs.apiBase == rhs.apiBase
+    }
+
+    /// Hashes the three URLs that ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(authIssuer)
+        hasher.combine(backend)
+        hasher.combine(apiBase)
+    }
+
+    /// The public API base that goes with `issuer` when none is given.
+    static func defaultAPIBase(forIssuer issuer: URL) -> URL {
+        origin(of: issuer) == "https://auth.openai.com:443" ? URL(string: "https://api.openai.com/v1")! : issuer.appending(path: "v1")
+    }
+
+    private enum CodingKeys: String, CodingKey { case authIssuer, backend, apiBase }
+
+    /// Encodes the issuer, the backend and, when set explicitly, ``apiBase``.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(authIssuer, forKey: .authIssuer)
+        try container.encode(backend, forKey: .backend)
+        try container.encodeIfPresent(apiBaseOverride, forKey: .apiBase)
+    }
+
+    /// Decodes endpoints; data written before ``apiBase`` existed gets the default for its issuer.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let issuer = try container.decode(URL.self, forKey: .authIssuer)
+        self.init(authIssuer: issuer, backend: try container.decode(URL.self, forKey: .backend),
+                  apiBase: try container.decodeIfPresent(URL.self, forKey: .apiBase))
+    }
 
     /// Which of the endpoints a ``ChappieEndpointError`` is about.
     public enum Role: String, Sendable, Hashable, CaseIterable {
@@ -64,6 +115,8 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
         case backend
         /// The Responses WebSocket URL derived from the backend (`https` → `wss`, `http` → `ws`).
         case webSocket = "WebSocket"
+        /// The public API (``ChappieEndpoints/apiBase``).
+        case apiBase = "API"
     }
 
     /// Checks both rules of ``ChappieEndpoints`` ("Where tokens may go"): every URL is `https`/`wss`
@@ -75,14 +128,18 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
 
     /// The first rule these endpoints break, or nil when tokens may go to them (``validate()``).
     var violation: ChappieEndpointError? {
-        for (role, url) in [(Role.authIssuer, authIssuer), (.backend, backend), (.webSocket, responsesWebSocket)]
+        for (role, url) in [(Role.authIssuer, authIssuer), (.backend, backend), (.webSocket, responsesWebSocket), (.apiBase, apiBase)]
         where !Self.allowsSecrets(to: url) {
             return .insecureTransport(role: role, origin: Self.origin(of: url))
         }
         let openAIIssuer = Self.origin(of: authIssuer) == Self.origin(of: Self.openAI.authIssuer)
         let openAIBackend = Self.base(of: backend) == Self.base(of: Self.openAI.backend)
+        let openAIAPI = Self.origin(of: apiBase) == Self.origin(of: Self.openAI.apiBase)
         if openAIIssuer, !openAIBackend { return .backendNotOfIssuer(backend: Self.origin(of: backend)) }
-        if !openAIIssuer, openAIBackend { return .issuerNotOfBackend(issuer: Self.origin(of: authIssuer)) }
+        if openAIIssuer, !openAIAPI { return .backendNotOfIssuer(backend: Self.origin(of: apiBase)) }
+        if !openAIIssuer, openAIBackend || openAIAPI {
+            return .issuerNotOfBackend(issuer: Self.origin(of: authIssuer))
+        }
         return nil
     }
 

@@ -26,14 +26,35 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
     /// ``ChappieAuthState/reauthenticationRequired`` at once instead of `.signedIn`. A new
     /// sign-in or a successful refresh stores a credential without it. Safe to show; never a token.
     var reauthenticationReason: String?
+    /// Which sign-in route issued these tokens; it picks the backend every request goes to
+    /// (the ChatGPT/Codex backend for ``ChappieSignInRoute/deviceCode``, the public Responses API
+    /// for ``ChappieSignInRoute/signInWithChatGPT``). Data stored before routes existed reads as
+    /// `.deviceCode`.
+    public let route: ChappieSignInRoute
+    /// The client id issued to this app's registration (`oaiapp_…`) for a Sign in with ChatGPT
+    /// credential; nil for a device-code one. Not a secret.
+    public let clientID: String?
+    /// The scopes the token endpoint granted (its `scope`), for a Sign in with ChatGPT credential;
+    /// empty when the server did not say (device code).
+    public let grantedScopes: [String]
+
+    /// Whether the user granted "ChatGPT plan usage" (`chatgpt.tokens.use.direct` among the granted
+    /// scopes). Always true for a device-code credential, whose plan use is implied.
+    public var planUsageEnabled: Bool {
+        route == .deviceCode || grantedScopes.contains(ChappieSignInRoute.planUsageScope)
+    }
 
     /// Creates a credential from raw tokens. For ChappieSDKTesting's fixtures; apps never hold tokens.
     @_spi(ChappieTesting)
-    public init(idToken: String, accessToken: String, refreshToken: String?, expiresIn: TimeInterval?, obtainedAt: Date) {
+    public init(idToken: String, accessToken: String, refreshToken: String?, expiresIn: TimeInterval?, obtainedAt: Date,
+                route: ChappieSignInRoute = .deviceCode, clientID: String? = nil, grantedScopes: [String] = []) {
         self.idToken = idToken
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.obtainedAt = obtainedAt
+        self.route = route
+        self.clientID = clientID
+        self.grantedScopes = grantedScopes
         let idClaims = JWTClaims(token: idToken)
         let accessClaims = JWTClaims(token: accessToken)
         accountID = idClaims?.accountID ?? accessClaims?.accountID
@@ -51,6 +72,9 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
         accessTokenExpiresAt = try container.decodeIfPresent(Date.self, forKey: .accessTokenExpiresAt)
         obtainedAt = try container.decode(Date.self, forKey: .obtainedAt)
         reauthenticationReason = try container.decodeIfPresent(String.self, forKey: .reauthenticationReason)
+        route = try container.decodeIfPresent(ChappieSignInRoute.self, forKey: .route) ?? .deviceCode
+        clientID = try container.decodeIfPresent(String.self, forKey: .clientID)
+        grantedScopes = try container.decodeIfPresent([String].self, forKey: .grantedScopes) ?? []
         registerSecrets()
     }
 
@@ -82,6 +106,9 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
             try container.encodeIfPresent(credential.accessTokenExpiresAt, forKey: .accessTokenExpiresAt)
             try container.encode(credential.obtainedAt, forKey: .obtainedAt)
             try container.encodeIfPresent(credential.reauthenticationReason, forKey: .reauthenticationReason)
+            if credential.route != .deviceCode { try container.encode(credential.route, forKey: .route) }
+            try container.encodeIfPresent(credential.clientID, forKey: .clientID)
+            if !credential.grantedScopes.isEmpty { try container.encode(credential.grantedScopes, forKey: .grantedScopes) }
         }
     }
 
@@ -90,6 +117,7 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
         case accountID = "account_id", accessTokenExpiresAt = "access_token_expires_at"
         case obtainedAt = "obtained_at"
         case reauthenticationReason = "reauthentication_required_reason"
+        case route, clientID = "client_id", grantedScopes = "granted_scopes"
     }
 
     /// The same tokens, marked as no longer renewable for `reason` (see ``reauthenticationReason``).
@@ -108,6 +136,12 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
     /// Account facts read from the ID token claims (PROTOCOL §3.1).
     var accountInfo: ChappieAccountInfo {
         let claims = JWTClaims(token: idToken)
+        if route == .signInWithChatGPT {
+            // Only the standard claims are documented: the email, and `sub` as the user.
+            var info = ChappieAccountInfo(email: claims?.email, plan: nil, userID: claims?.payload["sub"]?.stringValue, accountID: nil)
+            info.planUsageEnabled = planUsageEnabled
+            return info
+        }
         let accessClaims = JWTClaims(token: accessToken)
         return ChappieAccountInfo(
             email: claims?.email,
@@ -124,20 +158,23 @@ public struct ChappieCredential: Sendable, Decodable, Equatable, CustomStringCon
             accessToken: response.accessToken ?? accessToken,
             refreshToken: response.refreshToken ?? refreshToken,
             expiresIn: response.expiresIn,
-            obtainedAt: date
+            obtainedAt: date,
+            route: route,
+            clientID: clientID,
+            grantedScopes: response.scope.map { $0.split(separator: " ").map(String.init) } ?? grantedScopes
         )
     }
 
     /// A description without any token.
     public var description: String {
-        "ChappieCredential(accountID: \(accountID ?? "nil"), expiresAt: \(accessTokenExpiresAt.map { "\($0)" } ?? "unknown"), "
+        "ChappieCredential(route: \(route.rawValue), accountID: \(accountID ?? "nil"), expiresAt: \(accessTokenExpiresAt.map { "\($0)" } ?? "unknown"), "
             + "\(reauthenticationReason == nil ? "" : "reauthenticationRequired: true, ")tokens: [redacted])"
     }
     /// Same as ``description``.
     public var debugDescription: String { description }
     /// A mirror without any token.
     public var customMirror: Mirror {
-        Mirror(self, children: ["accountID": accountID as Any, "accessTokenExpiresAt": accessTokenExpiresAt as Any,
+        Mirror(self, children: ["route": route.rawValue, "clientID": clientID as Any, "accountID": accountID as Any, "accessTokenExpiresAt": accessTokenExpiresAt as Any,
                                 "reauthenticationReason": reauthenticationReason as Any, "tokens": "[redacted]"])
     }
 }
@@ -155,4 +192,18 @@ public struct ChappieCredentialKey: Sendable, Hashable, Codable, CustomStringCon
     }
     /// `service/account`.
     public var description: String { "\(service)/\(account)" }
+}
+
+/// The sign-in route that issued a credential. It decides where the credential's requests go, so
+/// an app never picks a backend by a setting it could get wrong.
+public enum ChappieSignInRoute: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The device-code flow of the Codex CLI: requests go to the ChatGPT/Codex backend
+    /// (``ChappieEndpoints/backend``).
+    case deviceCode = "device_code"
+    /// OpenAI's Sign in with ChatGPT (a per-app registration with browser consent): requests go to
+    /// the public Responses API (``ChappieEndpoints/apiBase``).
+    case signInWithChatGPT = "sign_in_with_chatgpt"
+
+    /// The scope that grants "ChatGPT plan usage" to a Sign in with ChatGPT registration.
+    public static let planUsageScope = "chatgpt.tokens.use.direct"
 }

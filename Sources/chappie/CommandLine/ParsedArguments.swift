@@ -31,9 +31,12 @@ enum ArgumentParser {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
+        "app-name",
     ]
     /// Options that take no value.
-    static let flagOptions: Set<String> = ["emulator", "fast", "json", "help", "version", "all", "raw"]
+    static let flagOptions: Set<String> = [
+        "emulator", "fast", "json", "help", "version", "all", "raw", "siwc", "no-browser", "enable-plan-usage", "new-registration",
+    ]
     /// Known commands.
     static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
 

@@ -7,6 +7,10 @@ enum AccountCommands {
     /// Signs in with the device-code flow. Throws ``ChappieAuthError``.
     static func login(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         let session = Chappie.authSession(configuration: environment.configuration)
+        if arguments.flag("siwc") {
+            try await SignInWithChatGPTPresenter.signIn(session, arguments, drivesRedirect: environment.emulator != nil)
+            return
+        }
         try await SignInPresenter.signIn(session, json: arguments.flag("json"))
     }
 
@@ -16,11 +20,16 @@ enum AccountCommands {
         let session = Chappie.authSession(configuration: environment.configuration)
         await session.reload()
         let wasSignedIn = session.state != .signedOut
-        try await session.signOut()
+        // A Sign in with ChatGPT sign-in says whether the server confirmed the disconnect.
+        let signInWithChatGPT = session.accountInfo?.planUsageEnabled != nil
+        let result = try await session.signOutReportingRevocation()
         if arguments.flag("json") {
-            Terminal.line(ChappieJSONValue.object(["event": .string(wasSignedIn ? "signed_out" : "not_signed_in")]).jsonString)
+            var object: [String: ChappieJSONValue] = ["event": .string(wasSignedIn ? "signed_out" : "not_signed_in")]
+            if wasSignedIn, signInWithChatGPT { object["remote_disconnect_confirmed"] = .bool(result.remoteDisconnectConfirmed) }
+            Terminal.line(ChappieJSONValue.object(object).jsonString)
         } else {
             Terminal.line(wasSignedIn ? "Signed out." : "Not signed in.")
+            if wasSignedIn, signInWithChatGPT, let notice = result.unconfirmedNotice { Terminal.line(notice) }
         }
     }
 
@@ -33,7 +42,7 @@ enum AccountCommands {
         let session = Chappie.authSession(configuration: environment.configuration)
         await session.reload()
         var unchecked: String?
-        if session.state == .signedIn {
+        if session.state == .signedIn, session.accountInfo?.planUsageEnabled == nil {
             do {
                 _ = try await Chappie.client(configuration: environment.configuration).usageLimits()
             } catch let error as ChappieClientError where !error.requiresReauthentication {
@@ -52,7 +61,15 @@ enum AccountCommands {
                 "plan": info?.plan.map { .string($0.rawValue) } ?? .null,
                 "account_id": info?.accountID.map(ChappieJSONValue.string) ?? .null,
             ]
-            if session.state == .signedIn { object["checked"] = .bool(unchecked == nil) }
+            if session.state == .signedIn { object["checked"] = .bool(unchecked == nil && info?.planUsageEnabled == nil) }
+            if let planUsage = info?.planUsageEnabled {
+                object["route"] = "sign_in_with_chatgpt"
+                object["plan_usage_enabled"] = .bool(planUsage)
+                object["registrations"] = .array(((try? session.signInWithChatGPTRegistrations()) ?? []).map { registration in
+                    .object(["label": .string(registration.label), "account": .string(registration.account),
+                             "client_id": .string(registration.clientID), "current": .bool(registration.isCurrent)])
+                })
+            }
             if let unchecked { object["check_error"] = .string(unchecked) }
             Terminal.line(ChappieJSONValue.object(object).jsonString)
             return exitStatus
@@ -63,6 +80,14 @@ enum AccountCommands {
         case .signedIn:
             Terminal.line("Signed in\(email)\(info?.plan.map { " on the \(Terminal.sanitizedLine($0.displayName)) plan" } ?? "").")
             if let account = info?.accountID { Terminal.line("Account: " + Terminal.sanitizedLine(account)) }
+            if let planUsage = info?.planUsageEnabled {
+                Terminal.line("Signed in with Sign in with ChatGPT; ChatGPT plan usage is "
+                    + (planUsage ? "enabled." : "not enabled (run `chappie login --siwc --enable-plan-usage`)."))
+                for registration in (try? session.signInWithChatGPTRegistrations()) ?? [] {
+                    Terminal.line(Terminal.dim("Registration: \(Terminal.sanitizedLine(registration.label)) (account slot "
+                        + "\(Terminal.sanitizedLine(registration.account)))\(registration.isCurrent ? ", current" : "")"))
+                }
+            }
             if let unchecked { Terminal.line(Terminal.dim("Not checked with the server: " + Terminal.sanitizedLine(unchecked))) }
         case .reauthenticationRequired:
             Terminal.line("Signed in\(email), but the session can no longer be renewed: run `chappie login`.")

@@ -26,16 +26,21 @@ enum EmulatorCommand {
             port: port, pollingIntervalSeconds: pollInterval, autoApproveAfterPolls: approveAfter, standingReply: replay))
         let authURL = emulator.baseURL.absoluteString
         let backendURL = emulator.backendBaseURL.absoluteString
+        let discoveryURL = emulator.signInWithChatGPTIssuer.absoluteString + "/.well-known/openid-configuration"
+        let publicAPIURL = emulator.publicAPIBaseURL.absoluteString
         if arguments.flag("json") {
             Terminal.line(ChappieJSONValue.object([
                 "event": "listening", "url": .string(authURL), "port": .integer(emulator.port),
                 "auth_url": .string(authURL), "backend_url": .string(backendURL),
+                "siwc_discovery_url": .string(discoveryURL), "public_api_url": .string(publicAPIURL),
                 "approve_after_polls": approveAfter.map(ChappieJSONValue.integer) ?? .null, "poll_interval_seconds": .integer(pollInterval),
             ]).jsonString)
         } else {
             Terminal.line("Chappie emulator listening on \(authURL)")
             Terminal.line("  auth issuer:  \(authURL)")
             Terminal.line("  backend:      \(backendURL)")
+            Terminal.line("  SIWC issuer:  \(discoveryURL)")
+            Terminal.line("  public API:   \(publicAPIURL)  (Sign in with ChatGPT tokens)")
             if case .replaySSE(let body, let offsets, _)? = replay {
                 Terminal.line("  replaying:    \(body.count) bytes in \(offsets.count + 1) chunks for every /responses call")
             }

@@ -8,7 +8,7 @@ enum HelpCommand {
 
         Commands:
           demo                 Run the whole flow on a built-in emulator (no account needed)
-          login                Sign in with the device-code flow
+          login                Sign in (--siwc: Sign in with ChatGPT; else the device-code flow)
           logout               Sign out and delete the stored credential
           status               Show who is signed in
           ask "PROMPT"         Send one prompt (or read it from standard input) and stream the reply
@@ -39,7 +39,10 @@ enum HelpCommand {
     static func help(for command: String) -> String {
         switch command {
         case "demo": "Usage: chappie demo [PROMPT] [--json]\nStarts an emulator, signs in with the device-code flow, streams a reply and shows usage."
-        case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in."
+        case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in.\n"
+            + "       chappie login --siwc [--no-browser] [--port N] [--app-name NAME] [--enable-plan-usage] [--new-registration]\n"
+            + "Signs in with Sign in with ChatGPT: opens ChatGPT's sign-in page (or prints it with --no-browser) and waits\n"
+            + "for the browser to come back to 127.0.0.1. --enable-plan-usage asks for ChatGPT plan usage again."
         case "logout": "Usage: chappie logout [--account NAME] [--json]\nRevokes and deletes the stored credential of this account slot."
         case "status": "Usage: chappie status [--account NAME] [--json]\nShows who is signed in, checked with the server; exits 3 when sign-in is needed."
         case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--raw] [--json]\n       echo PROMPT | chappie ask"

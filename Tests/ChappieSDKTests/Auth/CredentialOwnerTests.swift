@@ -139,7 +139,7 @@ struct CredentialOwnerTests {
         await store.deleteStarted()
         await #expect(throws: ChappieClientError.missingCredential) { _ = try await owner.authorization(context) }
         await store.finishDelete()
-        try await signOut.value
+        _ = try await signOut.value
     }
 
     @Test("an owner is released once no session or client uses it")

@@ -26,6 +26,23 @@ struct EndpointSecurityTests {
         #expect(ChappieEndpoints.allowsSecrets(to: url(text)) == allowed)
     }
 
+    @Test("the public API base follows the issuer unless set: changing only the issuer never leaves api.openai.com behind")
+    func apiBaseFollowsTheIssuer() throws {
+        var endpoints = ChappieEndpoints.openAI
+        #expect(endpoints.apiBase == url("https://api.openai.com/v1"))
+        endpoints.authIssuer = url("http://127.0.0.1:9000")
+        endpoints.backend = url("http://127.0.0.1:9000/backend-api")
+        #expect(endpoints.apiBase == url("http://127.0.0.1:9000/v1"))
+        try endpoints.validate()
+        endpoints.apiBase = url("https://api.openai.com/v1")
+        #expect(throws: ChappieEndpointError.issuerNotOfBackend(issuer: "http://127.0.0.1:9000")) { try endpoints.validate() }
+        // Stored data from before the public API existed decodes with the issuer's default.
+        let old = Data(#"{"authIssuer":"http://127.0.0.1:9000","backend":"http://127.0.0.1:9000/backend-api"}"#.utf8)
+        #expect(try JSONDecoder().decode(ChappieEndpoints.self, from: old).apiBase == url("http://127.0.0.1:9000/v1"))
+        #expect(ChappieEndpoints(authIssuer: ChappieEndpoints.openAI.authIssuer, backend: ChappieEndpoints.openAI.backend,
+                                 apiBase: url("https://api.openai.com/v1")) == .openAI)
+    }
+
     @Test("validate names the endpoint that breaks the rule, with its origin only")
     func validateNamesTheEndpoint() {
         let remote = url("http://user:secret@10.0.0.1:8080/path?q=1")

@@ -20,6 +20,25 @@ func signingInWithOwnUI(session: ChappieAuthSession) async {
 }
 
 @MainActor
+func signingInWithChatGPT(session: ChappieAuthSession) async {
+    do {
+        let result = try await session.signInWithChatGPT(appName: "My App", timeout: .seconds(300))
+        if !result.planUsageEnabled {
+            // Signed in, but the user did not allow plan usage: offer to enable it
+            // (signInWithChatGPT(appName:enablePlanUsage: true)) or another way to pay.
+        }
+        if result.showsPlanUsageNotice {
+            // Show "You're using your ChatGPT plan" once, then:
+            try session.acknowledgePlanUsageNotice()
+        }
+    } catch let error as ChappieAuthError {
+        print(error.localizedDescription, error.recoverySuggestion ?? "")
+    } catch {
+        print(error.localizedDescription)
+    }
+}
+
+@MainActor
 func signingInObserving(session: ChappieAuthSession) async {
     for await snapshot in session.updates {
         switch snapshot.state {
