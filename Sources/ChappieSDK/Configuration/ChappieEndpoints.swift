@@ -77,7 +77,7 @@ public struct ChappieEndpoints: Sendable, Hashable, Codable {
         lhs.authIssuer == rhs.authIssuer && lhs.backend == rhs.backend && lhs.apiBase == rhs.apiBase
     }
 
-    /// Hashes the three URLs that ``==`` compares.
+    /// Hashes the three URLs that ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(authIssuer)
         hasher.combine(backend)

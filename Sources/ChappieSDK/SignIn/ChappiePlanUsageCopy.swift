@@ -1,7 +1,7 @@
 import Foundation
 
 /// The words and the link of Sign in with ChatGPT's interface guidelines, shared by the SwiftUI
-/// views (``ChappieContinueWithChatGPTButton``, ``ChappiePlanUsageNotice``, ``ChappieManageUsageLink``)
+/// views (`ChappieContinueWithChatGPTButton`, `ChappiePlanUsageNotice`, `ChappieManageUsageLink`)
 /// and by apps that draw their own.
 public enum ChappiePlanUsageCopy {
     /// The sign-in button's label.
