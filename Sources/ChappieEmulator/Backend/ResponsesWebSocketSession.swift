@@ -181,10 +181,7 @@ final class ResponsesWebSocketSession {
     /// without `response_id`) arrived while it streamed; other interrupts and `response.processed`
     /// frames that arrived meanwhile are dropped, other messages wait for ``WebSocketConnection/receive()``.
     private func takeInterrupt(of responseID: String) -> Bool {
-        while let incoming = connection.takePending(where: { incoming in
-            guard case .text(let text) = incoming, let type = JSONValue.parse(Data(text.utf8))?[Wire.type]?.stringValue else { return false }
-            return type == Wire.responseInterrupt || type == Wire.responseProcessed
-        }) {
+        while let incoming = connection.takePending(where: { Self.isControl($0, interruptOnly: false) }) {
             guard case .text(let text) = incoming, let frame = JSONValue.parse(Data(text.utf8)) else { continue }
             let services = self.services
             BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
@@ -196,10 +193,19 @@ final class ResponsesWebSocketSession {
         return false
     }
 
+    /// Whether `incoming` is a `response.interrupt` frame (or, unless `interruptOnly`, a
+    /// `response.processed` one).
+    private static func isControl(_ incoming: WebSocketConnection.Incoming, interruptOnly: Bool) -> Bool {
+        guard case .text(let text) = incoming, let type = JSONValue.parse(Data(text.utf8))?[Wire.type]?.stringValue else { return false }
+        return type == Wire.responseInterrupt || (!interruptOnly && type == Wire.responseProcessed)
+    }
+
     /// Sends one text frame after waiting `interval` (nil = no wait) while answering pings and
-    /// noticing a client close; false when the connection ended.
+    /// noticing a client close; false when the connection ended. A `response.interrupt` ends the
+    /// wait at once, as the real backend's instant interrupt does.
     private func send(_ payload: String, after interval: Duration?) -> Bool {
-        guard connection.serviceIncoming(within: interval ?? .zero), connection.sendText(payload) else { return false }
+        let waited = connection.serviceIncoming(within: interval ?? .zero, endingEarlyFor: { Self.isControl($0, interruptOnly: true) })
+        guard waited, connection.sendText(payload) else { return false }
         framesSent += 1
         return true
     }

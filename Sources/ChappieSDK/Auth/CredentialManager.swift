@@ -34,8 +34,9 @@ actor CredentialManager {
     private var refreshFlight: RefreshFlight?
     private var flightCount = 0
     /// A terminal refresh failure for the refresh token that caused it: later calls fail at once
-    /// until the stored credential changes.
-    private var terminalFailure: (refreshToken: String?, reason: String)?
+    /// until the stored credential changes. `revokedAccessToken`: the access token the server said
+    /// it revoked (`token_revoked`), which is never sent again although it has not expired.
+    private var terminalFailure: (refreshToken: String?, reason: String, revokedAccessToken: String?)?
     private var observers: [UUID: AsyncStream<CredentialStatus>.Continuation] = [:]
     /// Sign-outs of this slot so far in this process, and the requests waiting for the next one.
     private var signOuts = 0
@@ -231,8 +232,11 @@ actor CredentialManager {
         guard let current = try await rereadStore() else { throw ChappieClientError.missingCredential }
         let now = context.time.now()
         if let failure = terminalFailure, failure.refreshToken == current.refreshToken {
-            // The issuer will not renew it, but the access token still works until it expires.
-            if let expiry = current.accessTokenExpiresAt, expiry > now { return try authorization(for: current) }
+            // The issuer will not renew it, but the access token still works until it expires
+            // (unless the server said it revoked that token).
+            if let expiry = current.accessTokenExpiresAt, expiry > now, failure.revokedAccessToken != current.accessToken {
+                return try authorization(for: current)
+            }
             throw ChappieClientError.reauthenticationRequired(failure.reason)
         }
         if let expiry = current.accessTokenExpiresAt, expiry.timeIntervalSince(now) < Self.refreshSkew {
@@ -290,7 +294,7 @@ actor CredentialManager {
         }
         let reason = "the session was ended on the server (HTTP 401, \(code))"
         context.logger(.warning, "credential.revoked", ["slot": key.description, "code": code])
-        await markTerminal(refreshToken: stored.refreshToken, reason: reason, epoch: epoch, context)
+        await markTerminal(refreshToken: stored.refreshToken, reason: reason, epoch: epoch, revokedAccessToken: rejected.accessToken, context)
         throw ChappieClientError.reauthenticationRequired(reason)
     }
 
@@ -570,8 +574,9 @@ actor CredentialManager {
     /// Records a refresh token the issuer will not renew: reported at once, and written into the
     /// stored credential (in order with other store writes, and only while the slot has not been
     /// signed out or in anew since `epoch`) so the next launch starts `.reauthenticationRequired`.
-    private func markTerminal(refreshToken: String?, reason: String, epoch: Int, _ context: CredentialContext) async {
-        terminalFailure = (refreshToken, reason)
+    private func markTerminal(refreshToken: String?, reason: String, epoch: Int, revokedAccessToken: String? = nil,
+                              _ context: CredentialContext) async {
+        terminalFailure = (refreshToken, reason, revokedAccessToken)
         publish(.reauthenticationRequired(reason))
         try? await writingStore {
             guard self.epoch == epoch else { return }
@@ -594,7 +599,7 @@ actor CredentialManager {
         guard stored?.accessToken != before?.accessToken || stored?.refreshToken != before?.refreshToken else { return credential }
         generation += 1
         credential = stored
-        if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason) }
+        if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason, nil) }
         publish(await currentStatus())
         return stored
     }
@@ -606,7 +611,7 @@ actor CredentialManager {
             if stored?.accessToken != credential?.accessToken { generation += 1 }
             credential = stored
             loaded = true
-            if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason) }
+            if let stored, let reason = stored.reauthenticationReason { terminalFailure = (stored.refreshToken, reason, nil) }
             return stored
         } catch {
             throw ChappieClientError.credentialStore(Redaction.clean("\(error)"))

@@ -137,9 +137,11 @@ struct ResponsesWebSocketTests {
         try await withEmulator { emulator, _ in
             let tokens = await emulator.issueTokens()
             let (connection, _) = try await open(emulator, token: tokens.accessToken)
-            await emulator.enqueue(.slowText("a long answer that drips slowly, one piece at a time", eventInterval: .milliseconds(50)))
+            // One event a second: the interrupt, sent once the response is created, arrives long
+            // before the reply could finish, however slow the machine.
+            await emulator.enqueue(.slowText("a long answer that drips slowly, one piece at a time", eventInterval: .seconds(1)))
             connection.writeText(try create([:]))
-            let started = await offPool { connection.readEvents(until: "response.output_text.delta") }.map(\.data)
+            let started = await offPool { connection.readEvents(until: "response.created") }.map(\.data)
             let responseID = try #require(started.first { $0["type"] as? String == "response.created" }.flatMap { ($0["response"] as? [String: Any])?["id"] as? String })
             // when
             connection.writeText(#"{"type":"response.interrupt","response_id":"\#(responseID)","mode":"discard_partial_items"}"#)

@@ -54,6 +54,7 @@ struct PublicAPIErrorMappingTests {
         // given a server that answers every Responses request with the failure, and renews tokens
         let renewed = signInWithChatGPTCredential()
         let transport = ScriptedTransport { request, _ in
+            if let discovery = publicAPIDiscoveryReply(request) { return discovery }
             if request.url.path.hasSuffix("/oauth/token") {
                 return .json(200, #"{"access_token":"\#(renewed.accessTokenForTests)","refresh_token":"rt_2","id_token":"\#(renewed.idTokenForTests)","expires_in":3600}"#)
             }

@@ -63,6 +63,18 @@ func sseReply(_ events: [String], contentType: String? = "text/event-stream", re
 }
 
 /// A JSON error answer with a request id.
+/// The issuer's OpenID discovery document for ``publicAPIEndpoints`` (a renewal of a Sign in with
+/// ChatGPT credential reads its token endpoint there), or nil when `request` asks for something else.
+func publicAPIDiscoveryReply(_ request: HTTPRequest) -> ScriptedTransport.Reply? {
+    guard request.url.path == "/.well-known/openid-configuration" else { return nil }
+    let origin = "https://auth.test"
+    return .json(200, """
+        {"issuer":"\(origin)","authorization_endpoint":"\(origin)/api/accounts/authorize",
+         "token_endpoint":"\(origin)/api/accounts/oauth/token","jwks_uri":"\(origin)/.well-known/jwks.json",
+         "revocation_endpoint":"\(origin)/api/accounts/oauth/revoke","response_types_supported":["code"]}
+        """)
+}
+
 func errorReply(_ status: Int, _ body: String, requestID: String = "req_err", headers: [String: String] = [:]) -> ScriptedTransport.Reply {
     .json(status, body, headers: headers.merging(["x-request-id": requestID]) { a, _ in a })
 }
