@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Branch on ``code``: it is a struct with static members, not an enum, so new codes can be added
 /// without breaking a `switch` (add a `default:`). Each code has one documented action, also in
-/// ``recoverySuggestion``; ``isRetryable``, ``requiresPlanUsageConsent`` and ``manageUsageURL``
+/// ``recoverySuggestion``; ``isRetryable``, ``requiresPlanUsageConsent`` and ``manageUsageURL-property``
 /// say what a UI can do next. The error never carries the server's message text (it can echo the
 /// user's input), only its code, the rejected parameter and the request id.
 ///
