@@ -8,7 +8,7 @@ public enum ChappieTestEmulator {
     /// store, runs `body`, and shuts the emulator down whether `body` returns or throws.
     ///
     /// Nobody is signed in yet: sign in with ``signIn(_:time:)`` (or use
-    /// ``withSignedIn(_:configure:_:)``, which does). Change the configuration the app's code
+    /// ``withSignedIn(isolation:_:configure:tools:toolApprovalHandler:_:)``, which does). Change the configuration the app's code
     /// gets with `configure`, for example the streaming transport:
     ///
     /// ```swift
