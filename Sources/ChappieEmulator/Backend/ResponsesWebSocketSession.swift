@@ -165,17 +165,31 @@ final class ResponsesWebSocketSession {
                 ]
                 guard send(metadata.serialized, after: nil) else { return false }
             }
-            if takeInterrupt(of: stream.responseID) {
-                var interrupted = stream
-                interrupted.discardOutput()
-                interrupted.incomplete(reason: Wire.interrupted)
-                return send(interrupted.events.last!.payload, after: nil)
+            if takeInterrupt(of: stream.responseID) { return sendInterrupted(stream) }
+        }
+        if case .stall = ending {
+            // A stalled reply still answers an interrupt, and only that, as the backend does.
+            while connection.serviceIncoming(within: Self.stallWait, endingEarlyFor: { Self.isControl($0, interruptOnly: true) }) {
+                if takeInterrupt(of: stream.responseID) { return sendInterrupted(stream) }
             }
+            return false
         }
         guard end(with: ending) else { return false }
         previous = (stream.responseID, request.input + stream.output)
         return true
     }
+
+    /// Ends `stream` as interrupted: `response.incomplete` (reason `interrupted`) with no output.
+    private func sendInterrupted(_ stream: ResponseEventStream) -> Bool {
+        var interrupted = stream
+        interrupted.discardOutput()
+        interrupted.incomplete(reason: Wire.interrupted)
+        return send(interrupted.events.last!.payload, after: nil)
+    }
+
+    /// How long a stalled reply waits between looks for an interrupt (it waits until the client
+    /// leaves; a close or an interrupt ends a wait at once).
+    private static let stallWait: Duration = .seconds(60)
 
     /// Whether a `response.interrupt` with `mode: discard_partial_items` for `responseID` (or
     /// without `response_id`) arrived while it streamed; other interrupts and `response.processed`

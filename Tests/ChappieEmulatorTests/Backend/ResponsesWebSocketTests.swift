@@ -137,9 +137,8 @@ struct ResponsesWebSocketTests {
         try await withEmulator { emulator, _ in
             let tokens = await emulator.issueTokens()
             let (connection, _) = try await open(emulator, token: tokens.accessToken)
-            // One event a second: the interrupt, sent once the response is created, arrives long
-            // before the reply could finish, however slow the machine.
-            await emulator.enqueue(.slowText("a long answer that drips slowly, one piece at a time", eventInterval: .seconds(1)))
+            // The reply stalls after its first events: only the interrupt can end it, however slow the machine.
+            await emulator.enqueue(.cut(.text("a long answer that stops half way"), afterEvents: 5, ending: .stall))
             connection.writeText(try create([:]))
             let started = await offPool { connection.readEvents(until: "response.created") }.map(\.data)
             let responseID = try #require(started.first { $0["type"] as? String == "response.created" }.flatMap { ($0["response"] as? [String: Any])?["id"] as? String })
