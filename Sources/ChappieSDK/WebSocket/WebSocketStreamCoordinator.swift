@@ -186,14 +186,7 @@ struct WebSocketStreamCoordinator: Sendable {
     }
 
     /// `url` as an error names it: scheme, host, port and path, never a query.
-    static func displayedURL(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
-        components.query = nil
-        components.fragment = nil
-        components.user = nil
-        components.password = nil
-        return components.string ?? url.absoluteString
-    }
+    static func displayedURL(_ url: URL) -> String { DisplayedURL.string(url) }
 
     /// Output items in the form the client sends them back as input (what an incremental
     /// request's input must start with).
