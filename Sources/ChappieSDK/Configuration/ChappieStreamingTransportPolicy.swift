@@ -11,7 +11,7 @@ public struct ChappieStreamingTransportPolicy: Sendable, Hashable, Codable {
     /// After WebSocket keeps failing, use HTTP/SSE for the rest of the session.
     public var fallsBackToHTTPSSE: Bool
     /// Open and warm the WebSocket as soon as the client is created (a `response.create` with
-    /// `"generate": false` and no input, PROTOCOL §6.3), so the first turn streams on a connection
+    /// `"generate": false` and no input), so the first turn streams on a connection
     /// that is already up and goes out incremental. Only with `prefersWebSocket`.
     public var prewarmsWebSocket: Bool
 
