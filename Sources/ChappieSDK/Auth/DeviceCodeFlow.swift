@@ -38,7 +38,10 @@ struct DeviceCodeFlow: Sendable {
             do {
                 response = try await transport.send(request, maximumBytes: 1 << 20)
             } catch let error as TransportError {
-                guard attempt < Policy.requestAttempts else { throw ChappieAuthError.network(error.message(at: request.url)) }
+                // A server that took the request and never answered is not asked again.
+                guard attempt < Policy.requestAttempts, error.isRetryable else {
+                    throw ChappieAuthError.network(error.message(at: request.url))
+                }
                 try await time.sleep(.seconds(interval: Policy.transientDelay * Double(attempt)))
                 continue
             }

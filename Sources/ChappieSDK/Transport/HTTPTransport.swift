@@ -115,6 +115,16 @@ enum TransportError: Error, Sendable, Equatable {
         }
     }
 
+    /// False for a server that took the request and did not answer in time (no response head
+    /// within the head timeout, or not the whole answer by the deadline): asking it again would
+    /// multiply the wait (30 s became 90 s with two retries), so the call fails after one timeout.
+    var isRetryable: Bool {
+        switch self {
+        case .headTimeout, .deadlineExceeded: false
+        case .network, .idleTimeout, .responseTooLarge, .unsupported, .invalidHeaderField: true
+        }
+    }
+
     /// The message naming the address that failed (``DisplayedURL``: no query, no credentials):
     /// "could not reach https://host/path: connection refused" for a connection that failed, the
     /// address before a timeout's message, ``message`` for the rest.

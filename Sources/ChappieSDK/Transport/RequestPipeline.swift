@@ -136,14 +136,15 @@ struct RequestPipeline: Sendable {
         }
     }
 
-    /// The failure a transport error stands for: connection trouble and a missing response head
-    /// are transient; the rest end the call (`idleTimeout`: the request's idle timeout, seconds).
+    /// The failure a transport error stands for: connection trouble is transient; the rest end
+    /// the call (`idleTimeout`: the request's idle timeout, seconds), a missing response head too,
+    /// so a server that never answers costs one head timeout (``TransportError/isRetryable``).
     /// A network message names `url`, the address that failed (without its query).
     func failure(for error: TransportError, idleTimeout: TimeInterval, url: URL) -> BackendFailure {
         let message = error.message(at: url)
         return switch error {
         case .network(_, let reached): .transient(.network(message, mayHaveReachedServer: reached))
-        case .headTimeout: .transient(.network(message, mayHaveReachedServer: true))
+        case .headTimeout: .terminal(.network(message, mayHaveReachedServer: true))
         case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
         case .responseTooLarge: .terminal(.invalidResponse(message))
         case .unsupported: .terminal(.network(message, mayHaveReachedServer: false))

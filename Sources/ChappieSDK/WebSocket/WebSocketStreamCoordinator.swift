@@ -130,6 +130,14 @@ struct WebSocketStreamCoordinator: Sendable {
                     pipeline.logger(.warning, "websocket.upgrade_refused", ["status": "\(status)", "url": url])
                     if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                     throw ChappieClientError.webSocketUpgradeRefused(status: status, url: url)
+                case .openTimedOut:
+                    // No answer to the upgrade by the connect deadline: reconnecting would wait as
+                    // long again (5 reconnects were 90 s of silence), so HTTP/SSE at once, or fail.
+                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
+                    pipeline.logger(.warning, "websocket.open_timed_out", ["url": url])
+                    if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    throw ChappieClientError.network(
+                        "\(url): the WebSocket was not open within \(Int(policy.webSocketConnectTimeout)) seconds", mayHaveReachedServer: false)
                 case .handshakeRejected, .closed, .network:
                     reconnects += 1
                     pipeline.logger(.warning, "websocket.dropped", ["reconnect": "\(reconnects)"])
