@@ -350,18 +350,23 @@ private final class CurlTransfer: @unchecked Sendable {
             state.finished = true
             return state.failure
         }
-        let outcome = failure ?? error ?? result.flatMap { Self.error(for: $0, headDelivered: headSent, systemError: systemError) }
+        let outcome = failure ?? error ?? result.flatMap {
+            Self.error(for: $0, headDelivered: headSent, systemError: systemError, headTimeout: max(1, request.headTimeout))
+        }
         failHead(with: outcome ?? TransportError.network(message: "the server closed the connection without a response",
                                                           mayHaveReachedServer: true))
         body.finish(throwing: outcome)
     }
 
     /// The error for a libcurl result code; nil for success.
-    private static func error(for code: Int32, headDelivered: Bool, systemError: Int32) -> (any Error)? {
+    /// A timeout before the head (`headTimeout` seconds: the connect timeout, TLS handshake
+    /// included, is the head timeout) is a head timeout, not retried.
+    private static func error(for code: Int32, headDelivered: Bool, systemError: Int32, headTimeout: TimeInterval) -> (any Error)? {
         switch code {
         case 0: return nil
         case 6, 7: return TransportError.network(message: message(code, systemError: systemError), mayHaveReachedServer: false)
         case 28 where headDelivered: return TransportError.idleTimeout
+        case 28: return TransportError.headTimeout(headTimeout)
         default: return TransportError.network(message: message(code, systemError: systemError), mayHaveReachedServer: true)
         }
     }
