@@ -38,7 +38,10 @@ struct DeviceCodeFlow: Sendable {
             do {
                 response = try await transport.send(request, maximumBytes: 1 << 20)
             } catch let error as TransportError {
-                guard attempt < Policy.requestAttempts else { throw ChappieAuthError.network(error.message) }
+                // A server that took the request and never answered is not asked again.
+                guard attempt < Policy.requestAttempts, error.isRetryable else {
+                    throw ChappieAuthError.network(error.message(at: request.url))
+                }
                 try await time.sleep(.seconds(interval: Policy.transientDelay * Double(attempt)))
                 continue
             }
@@ -77,7 +80,7 @@ struct DeviceCodeFlow: Sendable {
                 response = try await transport.send(request, maximumBytes: 1 << 20)
             } catch let error as TransportError {
                 transientFailures += 1
-                if transientFailures > Policy.maximumTransientPollFailures { throw ChappieAuthError.network(error.message) }
+                if transientFailures > Policy.maximumTransientPollFailures { throw ChappieAuthError.network(error.message(at: request.url)) }
                 wait = min(grant.code.pollingInterval * pow(2, Double(transientFailures)), Policy.maximumPollWait)
                 continue
             }

@@ -49,7 +49,7 @@ struct TokenEndpoint: Sendable {
                                   body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30, deadline: Wire.deadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw ChappieAuthError.network(error.message) }
+        catch let error as TransportError { throw ChappieAuthError.network(error.message(at: request.url)) }
         guard (200..<300).contains(response.head.status) else {
             let body = ServerErrorBody(data: response.body, status: response.head.status)
             throw ChappieAuthError.tokenExchangeFailed(status: response.head.status, code: body.code)
@@ -74,7 +74,7 @@ struct TokenEndpoint: Sendable {
                                   body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.deadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw RefreshFailure.transient(error.message) }
+        catch let error as TransportError { throw RefreshFailure.transient(error.message(at: request.url)) }
         let status = response.head.status
         guard (200..<300).contains(status) else {
             let error = ServerErrorBody(data: response.body, status: status)

@@ -367,7 +367,7 @@ public actor ChappieClient {
 
     /// Lets the model compact the conversation: remote compaction v2 (a `/codex/responses`
     /// request ending in a `compaction_trigger` item, see `RemoteCompaction`), else v1
-    /// (`POST /codex/responses/compact`, PROTOCOL §9), replaces the history with the user and
+    /// (`POST /codex/responses/compact`), replaces the history with the user and
     /// developer messages plus one opaque compaction item; when neither is available, and always
     /// on a Sign in with ChatGPT sign-in (the public API has no compaction endpoint), a summary
     /// turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` (replacing
@@ -457,7 +457,7 @@ public actor ChappieClient {
 
     /// The live model catalog sorted by priority (best first). Entries the SDK cannot read are
     /// skipped. The catalog is cached with its `ETag` for 300 seconds, and dropped early when a
-    /// response's `x-models-etag` differs (PROTOCOL §8). Throws ``ChappieClientError``.
+    /// response's `x-models-etag` differs. Throws ``ChappieClientError``.
     public func models() async throws -> [ChappieModel] {
         try await models(forceRefresh: false)
     }

@@ -44,6 +44,8 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     /// No bytes arrived within the idle timeout (seconds).
     case idleTimeout(TimeInterval)
     /// The network failed; `mayHaveReachedServer` tells whether the request may have been processed.
+    /// The message names the address that failed, without its query ("could not reach
+    /// https://chatgpt.com/backend-api/codex/responses: connection refused").
     case network(String, mayHaveReachedServer: Bool)
     /// The server answered in a shape the SDK does not understand.
     case invalidResponse(String)
@@ -91,7 +93,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .webSocketUpgradeRefused(let status, let url):
             "The server refused the WebSocket at \(url): HTTP \(status) instead of switching protocols."
         case .idleTimeout(let seconds): "No data from the server for \(Int(seconds)) seconds."
-        case .network(let message, _): "Network error: \(message)"
+        case .network(let message, _): DisplayedURL.sentence(message, lead: "Network error: ")
         case .invalidResponse(let message): "Unexpected answer from the server: \(message)"
         case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
         case .insecureEndpoint(let error): error.description

@@ -155,7 +155,7 @@ struct ResponseTurnRunner: Sendable {
                     if !handler.hasShownOutput { throw BackendFailure.transient(.streamEndedBeforeCompletion) }
                     throw ChappieClientError.streamEndedBeforeCompletion
                 default:
-                    throw pipeline.failure(for: error, idleTimeout: policy.streamIdleTimeout).finalError
+                    throw pipeline.failure(for: error, idleTimeout: policy.streamIdleTimeout, url: url).finalError
                 }
             } catch {
                 bytes.cancel()

@@ -34,7 +34,8 @@ public struct ChappieConfiguration: Sendable {
     public var streamIdleTimeout: TimeInterval
     /// Seconds from sending a request until the response head must arrive (connect, TLS, the
     /// server's first answer); a server that accepts the connection and never answers fails
-    /// after this, not after ``streamIdleTimeout``. Default 30.
+    /// after this, not after ``streamIdleTimeout``, and is not asked again (a refused
+    /// connection or a 5xx answer is retried twice). Default 30.
     public var responseHeadTimeout: TimeInterval = 30
     /// Most tool-call rounds in one turn before ``ChappieClientError/toolLoopLimitExceeded(_:)``.
     public var maximumToolRounds: Int

@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Stores each credential as a JSON file: the Linux default (DESIGN §3).
+/// Stores each credential as a JSON file: the Linux default.
 ///
 /// Layout: `<directory>/<service>/<account>.json`, where `<directory>` defaults to
 /// `$XDG_DATA_HOME/chappie/credentials` (else `~/.local/share/chappie/credentials`). Folders are

@@ -1,4 +1,4 @@
-/// A model from the live catalog (`GET /codex/models`, PROTOCOL §8).
+/// A model from the live catalog (`GET /codex/models`).
 public struct ChappieModel: Sendable, Hashable, Codable, Identifiable {
     /// The slug sent in requests, e.g. `gpt-5.5`.
     public var slug: String

@@ -35,7 +35,7 @@ struct ServerErrorBody: Sendable, Equatable {
         guard let object = (try? ChappieJSONValue(jsonData: data))?.objectValue else {
             let text = String(decoding: data.prefix(2048), as: UTF8.self)
             let looksLikeHTML = text.range(of: "<html", options: .caseInsensitive) != nil
-            self.init(message: Redaction.clean(looksLikeHTML ? "HTML error page (HTTP \(status))" : (text.isEmpty ? "HTTP \(status)" : text)))
+            self.init(message: Redaction.clean(looksLikeHTML ? Wire.htmlPage : (text.isEmpty ? "HTTP \(status)" : text)))
             return
         }
         self.init(object: object, status: status)
@@ -92,5 +92,8 @@ struct ServerErrorBody: Sendable, Equatable {
         static let resetsAt = "resets_at"
         static let param = "param"
         static let errorJSONHeader = "x-error-json"
+        /// The message of an HTML body (a proxy's or a load balancer's page), which is never shown:
+        /// whoever shows the error names the status once.
+        static let htmlPage = "an HTML error page"
     }
 }

@@ -114,4 +114,27 @@ enum TransportError: Error, Sendable, Equatable {
         case .invalidHeaderField(let name): "the \(name) header holds characters HTTP does not allow; the request was not sent"
         }
     }
+
+    /// False for a server that took the request and did not answer in time (no response head
+    /// within the head timeout, or not the whole answer by the deadline): asking it again would
+    /// multiply the wait (30 s became 90 s with two retries), so the call fails after one timeout.
+    var isRetryable: Bool {
+        switch self {
+        case .headTimeout, .deadlineExceeded: false
+        case .network, .idleTimeout, .responseTooLarge, .unsupported, .invalidHeaderField: true
+        }
+    }
+
+    /// The message naming the address that failed (``DisplayedURL``: no query, no credentials):
+    /// "could not reach https://host/path: connection refused" for a connection that failed, the
+    /// address before a timeout's message, ``message`` for the rest.
+    func message(at url: URL) -> String {
+        let address = DisplayedURL.string(url)
+        let text = switch self {
+        case .network(let detail, _): DisplayedURL.unreachable + "\(address): \(detail)"
+        case .headTimeout, .idleTimeout, .deadlineExceeded: "\(address): \(message)"
+        case .responseTooLarge, .unsupported, .invalidHeaderField: message
+        }
+        return Redaction.clean(text)
+    }
 }

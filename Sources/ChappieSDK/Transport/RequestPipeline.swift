@@ -92,7 +92,7 @@ struct RequestPipeline: Sendable {
             (head, body) = try await transport.stream(request)
         } catch let error as TransportError {
             try Task.checkCancellation()  // a cancelled request is the caller's cancellation, not a network error
-            throw failure(for: error, idleTimeout: request.idleTimeout)
+            throw failure(for: error, idleTimeout: request.idleTimeout, url: request.url)
         }
         guard (200..<300).contains(head.status) else {
             let data = await body.prefix(maximumBytes: policy.maximumErrorBodyBytes)
@@ -131,23 +131,26 @@ struct RequestPipeline: Sendable {
                 }
             } catch let error as TransportError {
                 try Task.checkCancellation()
-                throw failure(for: error, idleTimeout: request.idleTimeout)
+                throw failure(for: error, idleTimeout: request.idleTimeout, url: request.url)
             }
         }
     }
 
-    /// The failure a transport error stands for: connection trouble and a missing response head
-    /// are transient; the rest end the call (`idleTimeout`: the request's idle timeout, seconds).
-    func failure(for error: TransportError, idleTimeout: TimeInterval) -> BackendFailure {
-        switch error {
-        case .network(_, let reached): .transient(.network(error.message, mayHaveReachedServer: reached))
-        case .headTimeout: .transient(.network(error.message, mayHaveReachedServer: true))
+    /// The failure a transport error stands for: connection trouble is transient; the rest end
+    /// the call (`idleTimeout`: the request's idle timeout, seconds), a missing response head too,
+    /// so a server that never answers costs one head timeout (``TransportError/isRetryable``).
+    /// A network message names `url`, the address that failed (without its query).
+    func failure(for error: TransportError, idleTimeout: TimeInterval, url: URL) -> BackendFailure {
+        let message = error.message(at: url)
+        return switch error {
+        case .network(_, let reached): .transient(.network(message, mayHaveReachedServer: reached))
+        case .headTimeout: .terminal(.network(message, mayHaveReachedServer: true))
         case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
-        case .responseTooLarge: .terminal(.invalidResponse(error.message))
-        case .unsupported: .terminal(.network(error.message, mayHaveReachedServer: false))
-        case .invalidHeaderField: .terminal(.invalidResponse(error.message))
+        case .responseTooLarge: .terminal(.invalidResponse(message))
+        case .unsupported: .terminal(.network(message, mayHaveReachedServer: false))
+        case .invalidHeaderField: .terminal(.invalidResponse(message))
         // Not retried: a server that trickles its answer would hold every retry as long.
-        case .deadlineExceeded: .terminal(.network(error.message, mayHaveReachedServer: true))
+        case .deadlineExceeded: .terminal(.network(message, mayHaveReachedServer: true))
         }
     }
 

@@ -27,6 +27,9 @@ enum WebSocketError: Error, Sendable, Equatable {
     /// connection opened (name resolution, connect, the connect deadline); after, a drop is
     /// `.closed(code: 1006, …)`.
     case network(String)
+    /// The connection was not open by the connect deadline: the server did not accept the
+    /// connection, or took it and never answered the upgrade. Another attempt would wait as long.
+    case openTimedOut
 }
 
 /// An open WebSocket: send text frames, receive messages, close.

@@ -130,6 +130,14 @@ struct WebSocketStreamCoordinator: Sendable {
                     pipeline.logger(.warning, "websocket.upgrade_refused", ["status": "\(status)", "url": url])
                     if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                     throw ChappieClientError.webSocketUpgradeRefused(status: status, url: url)
+                case .openTimedOut:
+                    // No answer to the upgrade by the connect deadline: reconnecting would wait as
+                    // long again (5 reconnects were 90 s of silence), so HTTP/SSE at once, or fail.
+                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
+                    pipeline.logger(.warning, "websocket.open_timed_out", ["url": url])
+                    if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    throw ChappieClientError.network(
+                        "\(url): the WebSocket was not open within \(Int(policy.webSocketConnectTimeout)) seconds", mayHaveReachedServer: false)
                 case .handshakeRejected, .closed, .network:
                     reconnects += 1
                     pipeline.logger(.warning, "websocket.dropped", ["reconnect": "\(reconnects)"])
@@ -186,14 +194,7 @@ struct WebSocketStreamCoordinator: Sendable {
     }
 
     /// `url` as an error names it: scheme, host, port and path, never a query.
-    static func displayedURL(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
-        components.query = nil
-        components.fragment = nil
-        components.user = nil
-        components.password = nil
-        return components.string ?? url.absoluteString
-    }
+    static func displayedURL(_ url: URL) -> String { DisplayedURL.string(url) }
 
     /// Output items in the form the client sends them back as input (what an incremental
     /// request's input must start with).

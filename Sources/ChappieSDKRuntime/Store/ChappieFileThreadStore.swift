@@ -2,7 +2,7 @@ import ChappieSDK
 import Foundation
 
 /// Stores each thread as a snapshot plus an append-only journal, with an index that makes
-/// listing cheap (DESIGN §5), so that saving one more turn costs what the turn adds.
+/// listing cheap, so that saving one more turn costs what the turn adds.
 ///
 /// Layout inside ``directory`` (mode 0700): per thread `<uuid>.json`, a snapshot of the whole
 /// thread, and `<uuid>.journal`, one record per write made since the snapshot (both mode 0600);

@@ -73,8 +73,15 @@ enum CatalogCommands {
                 return ["used_percent": .number(window.usedPercent), "window_minutes": window.windowMinutes.map(ChappieJSONValue.integer) ?? .null,
                         "resets_at": window.resetsAt.map { .integer(Int($0.timeIntervalSince1970)) } ?? .null]
             }
+            // The credits the backend reports (has_credits, unlimited, balance), as the text output shows them.
+            let credits: ChappieJSONValue = snapshot.credits.map { credits in
+                ["has_credits": .bool(credits.hasCredits), "unlimited": .bool(credits.unlimited),
+                 "balance": credits.balance.map(ChappieJSONValue.string) ?? .null]
+            } ?? .null
             Terminal.line(ChappieJSONValue.object(["plan": snapshot.plan.map { .string($0.rawValue) } ?? .null,
-                                                   "primary": window(snapshot.primary), "secondary": window(snapshot.secondary)]).jsonString)
+                                                   "primary": window(snapshot.primary), "secondary": window(snapshot.secondary),
+                                                   "limit_reached": snapshot.limitReached.map(ChappieJSONValue.bool) ?? .null,
+                                                   "credits": credits]).jsonString)
             return
         }
         printUsage(snapshot)

@@ -107,7 +107,7 @@ enum JWKSCache {
         let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")], idleTimeout: 30)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 256 << 10) }
-        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(Redaction.clean(error.message)) }
+        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(error.message(at: request.url)) }
         guard (200..<300).contains(response.head.status) else {
             throw ChappieAuthError.identityVerificationUnavailable("the signing keys answered HTTP \(response.head.status)")
         }

@@ -61,7 +61,7 @@ struct OpenIDDiscovery: Sendable, Equatable {
                                   idleTimeout: 30)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 256 << 10) }
-        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(Redaction.clean(error.message)) }
+        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(error.message(at: request.url)) }
         guard (200..<300).contains(response.head.status) else {
             throw ChappieAuthError.identityVerificationUnavailable("the discovery document answered HTTP \(response.head.status)")
         }

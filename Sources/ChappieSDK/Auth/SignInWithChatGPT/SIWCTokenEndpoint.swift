@@ -31,7 +31,7 @@ struct SIWCTokenEndpoint: Sendable {
         ]
         let response: HTTPResponse
         do { response = try await transport.send(formRequest(discovery.tokenEndpoint, form), maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw ChappieAuthError.network(Redaction.clean(error.message)) }
+        catch let error as TransportError { throw ChappieAuthError.network(error.message(at: discovery.tokenEndpoint)) }
         let status = response.head.status
         guard (200..<300).contains(status) else {
             let code = ServerErrorBody(data: response.body, status: status).code?.lowercased()
@@ -53,7 +53,7 @@ struct SIWCTokenEndpoint: Sendable {
                     (Wire.resource, resource)]
         let response: HTTPResponse
         do { response = try await transport.send(formRequest(discovery.tokenEndpoint, form), maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw RefreshFailure.transient(Redaction.clean(error.message)) }
+        catch let error as TransportError { throw RefreshFailure.transient(error.message(at: discovery.tokenEndpoint)) }
         let status = response.head.status
         guard (200..<300).contains(status) else {
             let code = ServerErrorBody(data: response.body, status: status).code?.lowercased()
