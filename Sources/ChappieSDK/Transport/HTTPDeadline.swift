@@ -3,6 +3,12 @@ import Foundation
 /// An overall deadline around an exchange that may otherwise last as long as the server keeps
 /// sending a byte now and then.
 enum HTTPDeadline {
+    /// How a deadline waits: `Task.sleep`. A test binds a deadline it fires on cue
+    /// (`HTTPDeadline.$sleep.withValue`), so a request to a server that never answers meets its
+    /// deadline without real time passing; the bound value reaches every request of that task.
+    /// Must throw `CancellationError` when its task is cancelled.
+    @TaskLocal static var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+
     /// Runs `operation`; once `seconds` (nil: no deadline) have passed it is cancelled (which
     /// stops its network request) and ``TransportError/deadlineExceeded(_:)`` is thrown.
     /// Rethrows `operation`'s error; throws `CancellationError` when the caller is cancelled.
@@ -11,7 +17,7 @@ enum HTTPDeadline {
         return try await withThrowingTaskGroup(of: Result.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+                try await sleep(.seconds(interval: seconds))
                 throw TransportError.deadlineExceeded(seconds)
             }
             defer { group.cancelAll() }
