@@ -44,9 +44,10 @@ actor CredentialManager {
     /// saves its tokens.
     private var epoch = 0
     private var signOutWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
-    /// One store write (save or delete) at a time, in call order.
-    private var storeWriteInProgress = false
-    private var storeWriteWaiters: [CheckedContinuation<Void, Never>] = []
+    /// One store write (save or delete) at a time, in call order. A write always completes (its
+    /// wait ignores cancellation): a sign-out must not stop between forgetting and deleting.
+    private let storeWriteGate = FIFOGate()
+    private var storeWriteInProgress: Bool { storeWriteGate.isHeld }
     /// Counts this owner's store writes: a re-read that overlapped one is discarded.
     private var storeWrites = 0
     /// A rotated credential the store could not save (a full disk): used from memory, and saved
@@ -559,14 +560,10 @@ actor CredentialManager {
 
     /// Runs `write` (a save or a delete) after every earlier write has finished.
     private func writingStore(_ write: () async throws -> Void) async throws {
-        if storeWriteInProgress {
-            await withCheckedContinuation { storeWriteWaiters.append($0) }
-        } else {
-            storeWriteInProgress = true
-        }
+        await storeWriteGate.enterIgnoringCancellation()
         defer {
             storeWrites += 1
-            if storeWriteWaiters.isEmpty { storeWriteInProgress = false } else { storeWriteWaiters.removeFirst().resume() }
+            storeWriteGate.leave()
         }
         try await write()
     }

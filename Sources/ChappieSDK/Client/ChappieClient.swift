@@ -36,8 +36,12 @@ public actor ChappieClient {
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
     private var modelCatalog: ModelCatalogCache?
-    private var turnInProgress: Bool
-    private var turnWaiters: [CheckedContinuation<Void, Never>] = []
+    /// One turn at a time, in call order (context changes queue here too).
+    private let turnGate = FIFOGate()
+    /// Set, synchronously, when the running turn's task is cancelled (its stream's consumer left
+    /// or its caller was cancelled), until that turn has ended: ``context()`` then waits for the
+    /// turn to record what it showed.
+    private let runningTurnCancelled = LockedBox(false)
     /// Context changes asked for from inside the running turn (a tool handler): applied after it.
     private var deferredChanges: [@Sendable (inout ChappieClientContext, Date) -> Void] = []
 
@@ -69,7 +73,7 @@ public actor ChappieClient {
         self.compressesRequests = compressesRequests
         // The prewarm holds the turn slot from the start, so the first turn always goes after it
         // (and on top of it), however soon it is started.
-        turnInProgress = prewarmsWebSocket
+        if prewarmsWebSocket { _ = turnGate.tryEnter() }
         self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
@@ -150,13 +154,18 @@ public actor ChappieClient {
                  options: ChappieMessageOptions, textFormat: ChappieJSONValue? = nil,
                  emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
                  deliver: (@Sendable (ChappieStreamEvent) async -> Void)? = nil) async throws -> ChappieResponse {
-        await enterTurn()
+        try await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
-        return try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
-            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
-                                emit: emit, deliver: deliver)
+        let cancelled = runningTurnCancelled
+        return try await withTaskCancellationHandler {
+            try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
+                try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
+                                    emit: emit, deliver: deliver)
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
         }
     }
 
@@ -290,13 +299,13 @@ public actor ChappieClient {
         await runner.prewarm(body: body.json, sessionID: state.threadID)
     }
 
-    /// Waits until no other turn runs; turns start in call order.
-    private func enterTurn() async {
-        if turnInProgress {
-            await withCheckedContinuation { turnWaiters.append($0) }
-        } else {
-            turnInProgress = true
-        }
+    /// Waits until no other turn runs; turns start in call order. Throws
+    /// ``ChappieClientError/reentrantTurn`` at once when called from this client's own running
+    /// turn (a tool handler), which would otherwise wait forever for the turn waiting for it, and
+    /// `CancellationError` when the caller is cancelled while it waits.
+    private func enterTurn() async throws {
+        if Self.runningTurnOf.get() == ObjectIdentifier(self) { throw ChappieClientError.reentrantTurn }
+        try await turnGate.enter()
     }
 
     /// Applies the context changes asked for during the turn, then hands the turn to the next
@@ -307,7 +316,8 @@ public actor ChappieClient {
             for change in deferredChanges { change(&state, now) }
             deferredChanges.removeAll()
         }
-        if turnWaiters.isEmpty { turnInProgress = false } else { turnWaiters.removeFirst().resume() }
+        runningTurnCancelled.withLock { $0 = false }
+        turnGate.leave()
     }
 
     /// Changes the context once no turn runs (in call order with turns), and returns it. Called
@@ -320,7 +330,7 @@ public actor ChappieClient {
             change(&projected, time.now())
             return projected
         }
-        await enterTurn()
+        await turnGate.enterIgnoringCancellation()
         defer { leaveTurn() }
         change(&state, time.now())
         return state
@@ -328,8 +338,17 @@ public actor ChappieClient {
 
     // MARK: Context
 
-    /// A detached snapshot of the conversation.
-    public func context() -> ChappieClientContext { state }
+    /// A detached snapshot of the conversation. Right after a turn was cancelled (its stream's
+    /// consumer stopped reading, or its task was cancelled), it first waits for that turn to end,
+    /// so the snapshot holds the user's message and the text shown so far (marked
+    /// ``ChappieInputMessage/isPartial``): an app that saves on "Stop" loses nothing.
+    public func context() async -> ChappieClientContext {
+        if runningTurnCancelled.withLock({ $0 }), Self.runningTurnOf.get() != ObjectIdentifier(self) {
+            await turnGate.enterIgnoringCancellation()
+            turnGate.leave()
+        }
+        return state
+    }
 
     /// Starts a new conversation: empty transcript, no summary, a new thread id (prompt cache
     /// key); the session id and model are kept. A turn running meanwhile finishes first. Returns
@@ -376,7 +395,7 @@ public actor ChappieClient {
     /// item); on error the context is unchanged.
     @discardableResult
     public func compactContext() async throws -> ChappieClientContext {
-        await enterTurn()
+        try await enterTurn()
         defer { leaveTurn() }
         let (runner, sessionID) = (runner, state.threadID)
         // The public API has no remote compaction (SIWC.md §1: only /responses and /models):

@@ -35,6 +35,10 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     case responseIncomplete(reason: String)
     /// The stream closed before `response.completed`.
     case streamEndedBeforeCompletion
+    /// A turn (`send`, `stream`, `response`, `compactContext()`) was started on this client from
+    /// one of its own tool handlers: it would wait forever for the turn that waits for the
+    /// handler, so nothing was sent. Start it after that turn ends, or on another client.
+    case reentrantTurn
     /// The server refused to open the streaming WebSocket: it answered the upgrade request with
     /// this HTTP status instead of switching protocols (404 Not Found, 421 Misdirected Request, …).
     /// `url` is the socket's address without query (scheme, host, port and path), so the message
@@ -90,6 +94,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .responseFailed(let code, let message): "The response failed\(code.map { " (\($0))" } ?? ""): \(message)"
         case .responseIncomplete(let reason): "The response ended early: \(reason)."
         case .streamEndedBeforeCompletion: "The connection closed before the response completed."
+        case .reentrantTurn: "A tool handler started a turn on the client whose turn it runs in; start it after that turn, or on another client."
         case .webSocketUpgradeRefused(let status, let url):
             "The server refused the WebSocket at \(url): HTTP \(status) instead of switching protocols."
         case .idleTimeout(let seconds): "No data from the server for \(Int(seconds)) seconds."

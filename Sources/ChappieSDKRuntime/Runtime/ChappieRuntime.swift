@@ -23,8 +23,8 @@ public actor ChappieRuntime {
 
     private let now: @Sendable () -> Date
     private var current: CurrentThread?
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// One turn or thread change at a time, in call order.
+    private let gate = FIFOGate()
 
     /// Creates a runtime; ``ChappieSDK/ChappieClient/runtime(store:)`` is the usual way.
     /// - Parameters:
@@ -83,8 +83,8 @@ public actor ChappieRuntime {
     /// the next event) runs only after that.
     private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void,
                          deliver: (@Sendable (ChappieRuntimeTurnEvent) async -> Void)? = nil) async throws -> ChappieThreadTurn {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         let turnID = UUID()
         let threadID = current?.id ?? UUID()
         let startedAt = now()
@@ -189,33 +189,20 @@ public actor ChappieRuntime {
     /// whose stream consumer stopped early is stored as cancelled by then. Use it before exiting
     /// or reporting after cancelling a turn.
     public func waitUntilIdle() async {
-        await enterTurn()
-        leaveTurn()
-    }
-
-    /// Waits until no other turn or thread change runs; they start in call order.
-    private func enterTurn() async {
-        if busy {
-            await withCheckedContinuation { waiters.append($0) }
-        } else {
-            busy = true
-        }
-    }
-
-    /// Hands over to the next waiter, or marks the runtime idle.
-    private func leaveTurn() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+        await gate.enterIgnoringCancellation()
+        gate.leave()
     }
 
     // MARK: Threads
 
     /// Continues the stored thread `threadID`: the client adopts its context, and later turns are
     /// recorded in it. Returns the thread. Throws ``ChappieThreadStoreError`` (for example
-    /// ``ChappieThreadStoreError/threadNotFound(_:)``).
+    /// ``ChappieThreadStoreError/threadNotFound(_:)``), or `CancellationError` when the caller is
+    /// cancelled while a turn runs.
     @discardableResult
     public func resume(threadID: UUID) async throws -> ChappieThread {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         let thread = try await store.thread(id: threadID)
         let context = await client.resumeContext(thread.context)
         current = CurrentThread(id: thread.id, turnCount: thread.turns.count, stored: StoredContext(context))
@@ -225,8 +212,8 @@ public actor ChappieRuntime {
     /// Starts a new conversation: the client's context is cleared (new prompt cache key) and the
     /// next turn creates a new thread. Stored threads are unchanged.
     public func startNewThread() async {
-        await enterTurn()
-        defer { leaveTurn() }
+        await gate.enterIgnoringCancellation()
+        defer { gate.leave() }
         await client.clearContext()
         current = nil
     }
@@ -273,10 +260,11 @@ public actor ChappieRuntime {
     }
 
     /// Deletes the thread. Deleting the current thread also starts a new conversation (as
-    /// ``startNewThread()``). Throws ``ChappieThreadStoreError``.
+    /// ``startNewThread()``). Throws ``ChappieThreadStoreError``, or `CancellationError` when the
+    /// caller is cancelled while a turn runs.
     public func delete(threadID: UUID) async throws {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         try await store.delete(id: threadID)
         if current?.id == threadID {
             await client.clearContext()
@@ -312,8 +300,8 @@ public actor ChappieRuntime {
     private func storeCompaction(
         _ compacting: (ChappieClient) async throws -> (ChappieClientContext, String)
     ) async throws -> ChappieThread {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         guard let current else { throw ChappieRuntimeError.noCurrentThread }
         let before = await client.context().messageCount
         let (context, summary) = try await compacting(client)
