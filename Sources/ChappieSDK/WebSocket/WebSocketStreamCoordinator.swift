@@ -11,7 +11,8 @@ import Foundation
 /// back-off) and resends the full request; the text the server replays is suppressed by the
 /// handler's replay guard, and a different replay is
 /// ``ChappieClientError/streamingTransportReplayDiverged(_:)``. The backend's 60-minute limit
-/// (`websocket_connection_limit_reached`) opens a new socket at once; a chain the server lost
+/// (`websocket_connection_limit_reached`) opens a new socket at once and sends the full request,
+/// once; a chain the server lost
 /// (`previous_response_not_found`) is sent again in full on the same socket, once. Both only
 /// before any text was shown. When WebSocket cannot be
 /// used (unsupported platform, 426, a 1008 policy close, a TLS failure, exhausted reconnects, a
@@ -37,7 +38,7 @@ struct WebSocketStreamCoordinator: Sendable {
         let policy = pipeline.policy
         var reconnects = 0
         var rateLimitRetries = 0
-        var connectionLimitRenewals = 0
+        var renewedAtConnectionLimit = false
         var resentInFull = false
         while true {
             try Task.checkCancellation()
@@ -78,10 +79,12 @@ struct WebSocketStreamCoordinator: Sendable {
                 }
             } catch BackendFailure.connectionLimitReached {
                 socket?.connection.close(code: Wire.normalClosure)
-                // The socket reached its 60-minute limit: a new socket, not a fallback for good.
-                connectionLimitRenewals += 1
-                pipeline.logger(.info, "websocket.connection_limit", ["renewal": "\(connectionLimitRenewals)"])
-                if connectionLimitRenewals > policy.webSocketReconnects { return .fallBack(sticky: false) }
+                // The socket reached its 60-minute limit (the handler throws this only while nothing
+                // was shown): a new socket and the full request, once; a new socket that reports it
+                // again ends the turn.
+                guard !renewedAtConnectionLimit else { throw BackendFailure.connectionLimitReached.finalError }
+                renewedAtConnectionLimit = true
+                pipeline.logger(.info, "websocket.connection_limit")
             } catch BackendFailure.previousResponseNotFound(let error) {
                 // The server lost the response this request chained onto: the same socket, the
                 // full request, once.
