@@ -45,6 +45,11 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     /// names the server that refused. Check the backend address or a proxy in between, or use the
     /// HTTP transport (``ChappieStreamingTransportPolicy``).
     case webSocketUpgradeRefused(status: Int, url: String)
+    /// The server ended the streaming connection at its time limit after part of the reply was
+    /// shown, so the reply is incomplete. The text shown stays in the conversation as a partial
+    /// message; send the message again to get a whole reply (it goes over a new connection).
+    /// Before any text is shown Chappie opens a new connection and resends by itself, once.
+    case webSocketConnectionLimitReached
     /// No bytes arrived within the idle timeout (seconds).
     case idleTimeout(TimeInterval)
     /// The network failed; `mayHaveReachedServer` tells whether the request may have been processed.
@@ -97,6 +102,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .reentrantTurn: "A tool handler started a turn on the client whose turn it runs in; start it after that turn, or on another client."
         case .webSocketUpgradeRefused(let status, let url):
             "The server refused the WebSocket at \(url): HTTP \(status) instead of switching protocols."
+        case .webSocketConnectionLimitReached: "The server ended the streaming connection at its time limit before the reply completed."
         case .idleTimeout(let seconds): "No data from the server for \(Int(seconds)) seconds."
         case .network(let message, _): DisplayedURL.sentence(message, lead: "Network error: ")
         case .invalidResponse(let message): "Unexpected answer from the server: \(message)"

@@ -16,7 +16,8 @@ enum BackendFailure: Error, Sendable {
     /// number of times; `error` is what the caller gets once retries run out.
     case transient(ChappieClientError)
     /// The WebSocket's 60-minute limit (`websocket_connection_limit_reached`, status 400): open
-    /// a new socket.
+    /// a new socket and send the full request, once, while nothing was shown; otherwise
+    /// ``ChappieClientError/webSocketConnectionLimitReached``.
     case connectionLimitReached
     /// The server no longer has the response an incremental WebSocket request chained onto
     /// (`previous_response_not_found`, status 400): send the request again in full, once; `error`
@@ -67,7 +68,7 @@ enum BackendFailure: Error, Sendable {
         case .unauthorized(let code, nil):
             .reauthenticationRequired("the backend rejected the renewed session (HTTP 401\(code.map { ", \($0)" } ?? ""))")
         case .rateLimited(_, let error), .transient(let error), .terminal(let error), .previousResponseNotFound(let error): error
-        case .connectionLimitReached: .httpError(400, "the WebSocket connection limit was reached")
+        case .connectionLimitReached: .webSocketConnectionLimitReached
         }
     }
 

@@ -40,7 +40,8 @@ protocol WebSocketConnection: Sendable {
     /// Sends one text frame. Throws ``WebSocketError``.
     func send(text: String) async throws
     /// Waits for the next message. Throws ``WebSocketError`` (a close arrives as `.closed`) or
-    /// `CancellationError`.
+    /// `CancellationError`, at once when the caller is cancelled; the connection then stays open
+    /// and a message that arrives later goes to the next call (the caller closes it if it wants).
     func receive() async throws -> WebSocketMessage
     /// Closes with `code` (1000 normal) and stops all work.
     func close(code: Int)

@@ -11,9 +11,12 @@ import Foundation
 /// back-off) and resends the full request; the text the server replays is suppressed by the
 /// handler's replay guard, and a different replay is
 /// ``ChappieClientError/streamingTransportReplayDiverged(_:)``. The backend's 60-minute limit
-/// (`websocket_connection_limit_reached`) opens a new socket at once; a chain the server lost
+/// (`websocket_connection_limit_reached`) opens a new socket at once and sends the full request,
+/// once; a chain the server lost
 /// (`previous_response_not_found`) is sent again in full on the same socket, once. Both only
-/// before any text was shown. When WebSocket cannot be
+/// before any text was shown. A caller that cancels mid-response returns at once; the response is
+/// interrupted (`response.interrupt`) in the background and the socket kept when the server
+/// confirms (``ResponseInterrupt``). When WebSocket cannot be
 /// used (unsupported platform, 426, a 1008 policy close, a TLS failure, exhausted reconnects, a
 /// 1009 too-big close), it tells the runner to fall back to HTTP/SSE — sticky for the session
 /// except after 1009.
@@ -37,11 +40,12 @@ struct WebSocketStreamCoordinator: Sendable {
         let policy = pipeline.policy
         var reconnects = 0
         var rateLimitRetries = 0
-        var connectionLimitRenewals = 0
+        var renewedAtConnectionLimit = false
         var resentInFull = false
         while true {
             try Task.checkCancellation()
             var socket: ResponsesSocket.Open?
+            var responseID: String?
             var watchdog: IdleWatchdog?
             defer { watchdog?.stop() }
             do {
@@ -59,17 +63,16 @@ struct WebSocketStreamCoordinator: Sendable {
                 watchdog = IdleWatchdog(timeout: policy.streamIdleTimeout) { connection.close(code: Wire.normalClosure) }
                 handler.beginAttempt()
                 while true {
-                    let message = try await withTaskCancellationHandler {
-                        try await connection.receive()
-                    } onCancel: {
-                        connection.close(code: Wire.normalClosure)
-                    }
+                    // A cancelled receive leaves the socket open: the catch below interrupts the
+                    // response so that the socket can carry the next request.
+                    let message = try await connection.receive()
                     watchdog?.touch()
                     guard case .text(let text) = message else {
                         throw WebSocketError.closed(code: Wire.unsupportedData, reason: "binary frame")
                     }
                     guard let event = ResponsesEvent.decode(text) else { continue }
                     if case .turnState(let state) = event { runner.turnState.record(state) }
+                    if case .created(let id?, _) = event { responseID = id }
                     if let response = try handler.handle(event, emit: emit) {
                         open.memory = IncrementalRequest.memory(of: body, responseID: response.id, outputItems: Self.replayed(response.items))
                         await runner.socket.keep(open)
@@ -78,10 +81,12 @@ struct WebSocketStreamCoordinator: Sendable {
                 }
             } catch BackendFailure.connectionLimitReached {
                 socket?.connection.close(code: Wire.normalClosure)
-                // The socket reached its 60-minute limit: a new socket, not a fallback for good.
-                connectionLimitRenewals += 1
-                pipeline.logger(.info, "websocket.connection_limit", ["renewal": "\(connectionLimitRenewals)"])
-                if connectionLimitRenewals > policy.webSocketReconnects { return .fallBack(sticky: false) }
+                // The socket reached its 60-minute limit (the handler throws this only while nothing
+                // was shown): a new socket and the full request, once; a new socket that reports it
+                // again ends the turn.
+                guard !renewedAtConnectionLimit else { throw BackendFailure.connectionLimitReached.finalError }
+                renewedAtConnectionLimit = true
+                pipeline.logger(.info, "websocket.connection_limit")
             } catch BackendFailure.previousResponseNotFound(let error) {
                 // The server lost the response this request chained onto: the same socket, the
                 // full request, once.
@@ -153,6 +158,14 @@ struct WebSocketStreamCoordinator: Sendable {
                     try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
                 }
             } catch {
+                if error is CancellationError, let open = socket, let responseID {
+                    // The caller cancelled mid-response: interrupt it in the background and keep
+                    // the socket if the server confirms (``ResponseInterrupt``); the caller
+                    // returns now.
+                    pipeline.logger(.debug, "websocket.interrupt")
+                    await runner.socket.interrupt(open, responseID: responseID)
+                    throw error
+                }
                 socket?.connection.close(code: Wire.normalClosure)
                 throw error
             }
