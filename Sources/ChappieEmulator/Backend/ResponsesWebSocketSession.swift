@@ -237,7 +237,7 @@ final class ResponsesWebSocketSession {
             connection.reset()
         case .closeWebSocket(let code, let reason):
             connection.close(code: code, reason: reason)
-        case .stall:
+        case .stall, .stallIgnoringInterrupts:
             connection.waitUntilClosed()
         }
         return false

@@ -61,9 +61,11 @@ struct ResponseTurnRunner: Sendable {
         if await streaming.shouldTryWebSocket(policy: transportPolicy) {
             let coordinator = WebSocketStreamCoordinator(runner: self)
             switch try await coordinator.run(body: body, sessionID: sessionID, handler: &handler, emit: emit) {
-            case .completed(var response):
+            case .completed(var response, let handshakeHeaders):
                 response.transport = .webSocket
-                return (response, HTTPResponseHead(status: 101, headers: [:]))
+                // The socket's handshake head: its x-models-etag tells the client whether its
+                // model catalog is current, as an HTTP response's head does.
+                return (response, HTTPResponseHead(status: 101, headers: handshakeHeaders))
             case .fallBack(let sticky):
                 if sticky { await streaming.disableWebSocket() }
                 pipeline.logger(.warning, "websocket.fallback", ["sticky": "\(sticky)"])

@@ -31,14 +31,18 @@ enum SchemaDerivation {
     }
 
     /// The types being derived on this task, outermost first (to catch recursion).
-    @TaskLocal static var inProgress: [ObjectIdentifier] = []
+    static var inProgress: [ObjectIdentifier] { inProgressTypes.get() }
+
+    /// A `let` rather than `@TaskLocal static var`, which the older Apple SDK interfaces flag as a
+    /// global variable that is not concurrency-safe.
+    private static let inProgressTypes = TaskLocal<[ObjectIdentifier]>(wrappedValue: [])
 
     /// Runs `body` with `type` marked in progress; throws for a type already in progress.
     static func derivingStructure<T>(of type: Any.Type, _ body: () throws -> T) throws -> T {
         let id = ObjectIdentifier(type)
         if inProgress.contains(id) { throw Failure(reason: "\(type) is recursive, which a strict schema cannot describe") }
         guard inProgress.count < maximumDepth else { throw Failure(reason: "\(type) nests more than \(maximumDepth) levels") }
-        return try $inProgress.withValue(inProgress + [id], operation: body)
+        return try inProgressTypes.withValue(inProgress + [id], operation: body)
     }
 
     /// Deepest nesting of types a derived schema may have (the API allows 10 levels of objects).

@@ -23,8 +23,9 @@ import Foundation
 struct WebSocketStreamCoordinator: Sendable {
     /// How a WebSocket attempt ended.
     enum Outcome: Sendable {
-        /// The response completed over the WebSocket.
-        case completed(ChappieResponse)
+        /// The response completed over the WebSocket; `handshakeHeaders` are the socket's
+        /// `101 Switching Protocols` header fields (`x-models-etag` among them), names lower-cased.
+        case completed(ChappieResponse, handshakeHeaders: [String: String])
         /// Use HTTP/SSE for this request; `sticky` = for the rest of the session too.
         case fallBack(sticky: Bool)
     }
@@ -76,7 +77,9 @@ struct WebSocketStreamCoordinator: Sendable {
                     if let response = try handler.handle(event, emit: emit) {
                         open.memory = IncrementalRequest.memory(of: body, responseID: response.id, outputItems: Self.replayed(response.items))
                         await runner.socket.keep(open)
-                        return .completed(response)
+                        let headers = Dictionary(connection.handshakeResponseHeaders.map { ($0.name.lowercased(), $0.value) },
+                                                 uniquingKeysWith: { first, _ in first })
+                        return .completed(response, handshakeHeaders: headers)
                     }
                 }
             } catch BackendFailure.connectionLimitReached {

@@ -10,41 +10,6 @@ import Glibc
 private let endpoints = ChappieEndpoints(authIssuer: URL(string: "https://auth.test")!, backend: URL(string: "https://backend.test/backend-api")!)
 private let key = ChappieCredentialKey(service: "concurrent-test", account: "default")
 
-/// A token endpoint whose refresh answers wait for the test (each refresh announces itself);
-/// revokes are answered at once and recorded.
-private actor HeldTokenEndpoint {
-    private var gates: [CheckedContinuation<Void, Never>] = []
-    private var arrivals: [CheckedContinuation<Void, Never>] = []
-    private var pendingArrivals = 0
-    private(set) var refreshCalls = 0
-    private(set) var revokedTokens: [String] = []
-
-    func handle(_ request: HTTPRequest) async -> ScriptedTransport.Reply {
-        if request.url.path.hasSuffix("/revoke") {
-            revokedTokens.append(request.jsonBody?["token"]?.stringValue ?? "")
-            return .json(200, "{}")
-        }
-        refreshCalls += 1
-        let number = refreshCalls
-        if arrivals.isEmpty { pendingArrivals += 1 } else { arrivals.removeFirst().resume() }
-        await withCheckedContinuation { gates.append($0) }
-        let fresh = ChappieAuthFixtures.credential(expiresIn: 3600)
-        return .json(200, #"{"access_token":"\#(fresh.accessTokenForTests)","refresh_token":"rt_new_\#(number)","id_token":"\#(fresh.idTokenForTests)","expires_in":3600}"#)
-    }
-
-    /// Returns once a refresh call has arrived (and is waiting).
-    func nextArrival() async {
-        if pendingArrivals > 0 {
-            pendingArrivals -= 1
-            return
-        }
-        await withCheckedContinuation { arrivals.append($0) }
-    }
-
-    /// Lets the oldest waiting refresh call answer.
-    func releaseOne() { if !gates.isEmpty { gates.removeFirst().resume() } }
-}
-
 /// An in-memory store whose saves fail (a full disk) while `failing` is set.
 private actor FullDiskStore: ChappieCredentialStore {
     private var credentials: [ChappieCredentialKey: ChappieCredential] = [:]
@@ -62,8 +27,8 @@ private actor FullDiskStore: ChappieCredentialStore {
 
 /// Two credential owners (two processes) of one slot in `store`, and the held token endpoint.
 private func twoProcesses(_ store: any ChappieCredentialStore)
-    -> (first: ContextBoundOwner, second: ContextBoundOwner, gate: HeldTokenEndpoint) {
-    let gate = HeldTokenEndpoint()
+    -> (first: ContextBoundOwner, second: ContextBoundOwner, gate: GatedTokenEndpoint) {
+    let gate = GatedTokenEndpoint()
     let transport = ScriptedTransport { request, _ in await gate.handle(request) }
     let owners = (0..<2).map { _ in
         ContextBoundOwner(store: store, key: key, tokenEndpoint: TokenEndpoint(endpoints: endpoints, transport: transport), time: .system)

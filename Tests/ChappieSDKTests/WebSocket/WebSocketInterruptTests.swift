@@ -85,7 +85,7 @@ struct WebSocketInterruptTests {
             _ = try await client.send("first question")
             let sockets = emulator.connectionsAccepted
             // given a reply that stops after its first text and then answers nothing
-            await emulator.enqueue(.cut(.text("one two three four"), afterEvents: 6, ending: .stall))
+            await emulator.enqueue(.cut(.text("one two three four"), afterEvents: 6, ending: .stallIgnoringInterrupts))
             var shown = ""
             for try await event in client.stream("second question") {
                 if case .textDelta(let delta) = event {
