@@ -63,6 +63,10 @@ struct EmulatorCertificateAuthority: Sendable {
     }
 
     private func openssl(_ arguments: [String]) throws(Failure) {
+        #if canImport(Darwin) && !os(macOS)
+        // iOS and its siblings run no other programs: no certificate authority, so no TLS listener.
+        throw Failure(step: "openssl cannot run on this platform")
+        #else
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["openssl"] + arguments
@@ -72,6 +76,7 @@ struct EmulatorCertificateAuthority: Sendable {
         do { try process.run() } catch { throw Failure(step: "openssl is not installed") }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw Failure(step: "openssl \(arguments.first ?? "")") }
+        #endif
     }
 
     private enum Wire {

@@ -4,10 +4,11 @@ import Foundation
 /// sending a byte now and then.
 enum HTTPDeadline {
     /// How a deadline waits: `Task.sleep`. A test binds a deadline it fires on cue
-    /// (`HTTPDeadline.$sleep.withValue`), so a request to a server that never answers meets its
+    /// (`HTTPDeadline.sleep.withValue`), so a request to a server that never answers meets its
     /// deadline without real time passing; the bound value reaches every request of that task.
-    /// Must throw `CancellationError` when its task is cancelled.
-    @TaskLocal static var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// Must throw `CancellationError` when its task is cancelled. A `TaskLocal` `let`, not a
+    /// `@TaskLocal static var`, which the older Apple SDK interfaces flag as unsafe global state.
+    static let sleep = TaskLocal<@Sendable (Duration) async throws -> Void>(wrappedValue: { try await Task.sleep(for: $0) })
 
     /// Runs `operation`; once `seconds` (nil: no deadline) have passed it is cancelled (which
     /// stops its network request) and ``TransportError/deadlineExceeded(_:)`` is thrown.
@@ -17,7 +18,7 @@ enum HTTPDeadline {
         return try await withThrowingTaskGroup(of: Result.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await sleep(.seconds(interval: seconds))
+                try await sleep.get()(.seconds(interval: seconds))
                 throw TransportError.deadlineExceeded(seconds)
             }
             defer { group.cancelAll() }

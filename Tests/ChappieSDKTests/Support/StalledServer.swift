@@ -2,7 +2,7 @@ import Foundation
 @testable import ChappieSDK
 
 /// A server that never answers, and request deadlines that fire on cue instead of after real
-/// time: bind ``deadline(_:)`` with `HTTPDeadline.$sleep.withValue(stalled.deadline)` around the
+/// time: bind ``deadline(_:)`` with `HTTPDeadline.sleep.withValue(stalled.deadline)` around the
 /// code under test, and call ``neverAnswer()`` in a scripted transport's handler for the request
 /// that should stall. While a request stalls, every deadline that is waiting (or starts waiting)
 /// fires; the deadline of a request that was answered is cancelled with its request and never

@@ -26,7 +26,7 @@ struct SIWCDeadlineTests {
     /// Runs `body` with the request deadlines of `issuer`'s stalled server.
     private func withStalledDeadlines<Result>(_ issuer: SIWCTestIssuer, _ body: () async throws -> Result) async rethrows -> Result {
         let stalled = issuer.stalled
-        return try await HTTPDeadline.$sleep.withValue({ try await stalled.deadline($0) }, operation: body)
+        return try await HTTPDeadline.sleep.withValue({ try await stalled.deadline($0) }, operation: body)
     }
 
     nonisolated static let signInPaths = ["/.well-known/openid-configuration", "/.well-known/jwks.json", "/api/accounts/oauth/token"]
