@@ -68,7 +68,7 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ChappieEmulator", "ChappieSDK"],
+            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieSDKTesting"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),

@@ -8,7 +8,10 @@
 // WebSocket handshake response reader and its checks, whole and in two chunks),
 // `error-body` (server error bodies: JSON in every known shape, HTML, plain text),
 // `device-code` (the user-code response and a poll's error body),
-// `credential` (a stored credential file, as the file and keyring stores read it).
+// `credential` (a stored credential file, as the file and keyring stores read it),
+// `header-value` (a header name and value as a claim or the server could supply them: what the
+// field check lets through never adds a line to a request; a dropped routing value stays dropped;
+// the handshake answers' headers echoed back never inject one either).
 // A target that finds a broken promise (not just a crash) stops with fatalError.
 import Foundation
 
@@ -49,8 +52,18 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
         let whole = fuzzWebSocketFrames([bytes[...]], compressed: compressed)
         let chunked = fuzzWebSocketFrames([bytes[..<split], bytes[split...]], compressed: compressed)
         if whole != chunked { fatalError("chunking changed the WebSocket events") }
+    case "header-value":
+        let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        let name = String(decoding: bytes[..<split].dropFirst(), as: UTF8.self)
+        let value = String(decoding: bytes[split...], as: UTF8.self)
+        checkHeaderInjection([(name: name, value: value)])
+        let state = TurnState()
+        state.record(value)
+        if let kept = state.value, !HTTPFieldSyntax.isFieldValue(kept) { fatalError("a routing value HTTP does not allow was kept") }
     case "wshandshake":
         let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        var reader = WebSocketHandshakeResponseReader(maximumHeadBytes: 2048)
+        if let (response, _) = try? reader.feed(bytes[...]) { checkHeaderInjection(response.headers) }
         let whole = fuzzHandshake([bytes[...]])
         let chunked = fuzzHandshake([bytes[..<split], bytes[split...]])
         if whole != chunked { fatalError("chunking changed the handshake response") }
@@ -114,6 +127,26 @@ private func fuzzWebSocketFrames(_ chunks: [ArraySlice<UInt8>], compressed: Bool
 }
 
 /// Reads a handshake response from `chunks` and checks it; returns what came out as text.
+/// Sends `headers` through the field check and the handshake request builder: whatever passes
+/// must add exactly one line per header, never a line break, NUL or empty line of its own.
+private func checkHeaderInjection(_ headers: [(name: String, value: String)]) {
+    let valid = HTTPFieldSyntax.firstInvalidField(in: headers) == nil
+    for header in headers where valid {
+        if header.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) || header.name.utf8.contains(where: { $0 <= 32 }) {
+            fatalError("a header with a line break, NUL or space passed the field check")
+        }
+    }
+    guard let endpoint = try? WebSocketEndpoint(url: URL(string: "wss://chatgpt.com/backend-api/codex/responses")!) else { return }
+    let built = try? WebSocketHandshake(key: "dGhlIHNhbXBsZSBub25jZQ==").request(for: endpoint, headers: headers, offersDeflate: false)
+    if built == nil, valid { fatalError("the handshake refused headers the field check allows") }
+    guard let built else { return }
+    let text = String(decoding: built, as: UTF8.self)
+    let lines = text.components(separatedBy: "\r\n").dropLast(2)
+    if lines.contains(where: { $0.isEmpty || $0.contains("\n") || $0.contains("\r") }) || lines.count > 6 + headers.count {
+        fatalError("a header added a line to the handshake request")
+    }
+}
+
 private func fuzzHandshake(_ chunks: [ArraySlice<UInt8>]) -> String {
     var reader = WebSocketHandshakeResponseReader(maximumHeadBytes: 2048)
     do {

@@ -6,7 +6,7 @@ extension ChappieEmulator {
         /// Loopback port to bind; 0 picks a free one (use 0 in parallel tests).
         public var port: Int
         /// Seconds a client should wait between device-code polls; sent as the JSON *string*
-        /// `"interval"` (PROTOCOL §1.1).
+        /// `"interval"`.
         public var pollingIntervalSeconds: Int
         /// Number of pending polls after which a device code is approved automatically; nil = never
         /// (approve with ``ChappieEmulator/approve(userCode:)`` or the `/codex/device` page).
@@ -24,7 +24,7 @@ extension ChappieEmulator {
         public var usagePercentPerResponse: Int
         /// Number of UTF-8 characters (not bytes) per `response.output_text.delta` of a scripted text reply.
         public var deltaCharacters: Int
-        /// Whether `GET /backend-api/codex/responses` upgrades to a WebSocket (PROTOCOL §6); when
+        /// Whether `GET /backend-api/codex/responses` upgrades to a WebSocket; when
         /// false the upgrade is answered 426 Upgrade Required, which makes Codex fall back to HTTP.
         public var acceptsWebSockets: Bool
         /// The reply for every `/responses` call (HTTP or WebSocket) that no queued reply claims;
@@ -76,11 +76,11 @@ extension ChappieEmulator {
         }
     }
 
-    /// The ChatGPT account the emulator signs in; its values go into the JWT claims of PROTOCOL §3.
+    /// The ChatGPT account the emulator signs in; its values go into the JWT claims of the tokens it issues.
     public struct Account: Sendable, Equatable {
         /// The `email` claim (also `https://api.openai.com/profile.email`).
         public var email: String
-        /// The raw `chatgpt_plan_type` claim, e.g. `plus` (PROTOCOL §3.3).
+        /// The raw `chatgpt_plan_type` claim, e.g. `plus`.
         public var planType: String
         /// The `chatgpt_account_id` claim, sent back by clients as `ChatGPT-Account-ID`.
         public var accountID: String

@@ -33,9 +33,9 @@ extension ChappieEmulator {
 
     /// A token triple as `/oauth/token` would return it.
     public struct IssuedTokens: Sendable, Equatable {
-        /// Unsigned JWT with the identity claims (PROTOCOL §3.1).
+        /// Unsigned JWT with the identity claims.
         public var idToken: String
-        /// Unsigned JWT accepted as bearer by the backend endpoints (PROTOCOL §3.2).
+        /// Unsigned JWT accepted as bearer by the backend endpoints.
         public var accessToken: String
         /// One-use refresh token.
         public var refreshToken: String
@@ -58,7 +58,7 @@ extension ChappieEmulator {
     /// - Parameters:
     ///   - accessTokenLifetime: Seconds until the access token expires; nil uses the
     ///     configuration's lifetime. Pass 0 or a negative value for an already expired token.
-    ///   - account: The account the tokens describe (their JWT claims, PROTOCOL §3).
+    ///   - account: The account the tokens describe (their JWT claims).
     /// - Returns: The id, access and refresh tokens, all accepted by the emulator.
     public func issueTokens(accessTokenLifetime: Int? = nil, account: Account) async -> IssuedTokens {
         let set = await services.tokens.issue(issuer: services.issuer, accessTokenLifetime: accessTokenLifetime, account: account)
@@ -146,7 +146,7 @@ extension ChappieEmulator {
 
     // MARK: Connection closes
 
-    /// Waits for the next stream the client closed (FAILURE-CASES 38) and returns it. Records
+    /// Waits for the next stream the client closed and returns it. Records
     /// are handed out in order, each once; one recorded before the call is returned at once.
     /// Returns nil once the emulator has shut down. Bound the wait in a test, e.g. with a task
     /// group racing a deadline.

@@ -1,10 +1,11 @@
 import Foundation
 
 /// A faithful local stand-in for `auth.openai.com` and `chatgpt.com/backend-api`, serving real
-/// HTTP/1.1 (and WebSocket) on a loopback port (PROTOCOL §11, DESIGN §6).
+/// HTTP/1.1 (and WebSocket) on a loopback port.
 ///
 /// It answers only requests addressed to it on this machine: `Host` must be `127.0.0.1`,
-/// `localhost` or `[::1]` with its port (a web page using DNS rebinding gets 421), and an `Origin`,
+/// `localhost` or `[::1]`, with any port, so a loopback relay in front works (a web page using DNS
+/// rebinding gets 421), and an `Origin`,
 /// if sent, must be its own (a cross-origin form post to the approval page gets 403). The request
 /// log keeps the last 1,000 requests and the first 1 MiB of each body.
 ///
@@ -13,10 +14,10 @@ import Foundation
 /// done. The emulator is silent: it never prints tokens or anything else.
 ///
 /// Served routes:
-/// * Auth (PROTOCOL §1–3): `POST /api/accounts/deviceauth/usercode`, `POST /api/accounts/deviceauth/token`,
+/// * Auth: `POST /api/accounts/deviceauth/usercode`, `POST /api/accounts/deviceauth/token`,
 ///   `POST /oauth/token` (`authorization_code`, `refresh_token`), `POST /oauth/revoke`,
 ///   `GET`/`POST /codex/device` (the approval page).
-/// * Backend (PROTOCOL §4–9): `POST /backend-api/codex/responses` (SSE), `GET` of the same path
+/// * Backend: `POST /backend-api/codex/responses` (SSE), `GET` of the same path
 ///   upgraded to a WebSocket, `POST /backend-api/codex/responses/compact`,
 ///   `GET /backend-api/codex/models`, `GET /backend-api/wham/usage`, and `POST /backend-api/ps/mcp`
 ///   (an empty MCP server the Codex CLI connects to). Anything else is 404 `{"detail":"Not Found"}`.

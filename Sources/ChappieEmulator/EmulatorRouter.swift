@@ -42,12 +42,14 @@ struct EmulatorRouter: Sendable {
         case .userInfo: return await UserInfoEndpoint(services: services).handle(request)
         case .publicResponses: return await PublicResponsesEndpoint(services: services).handle(request)
         case .publicModels: return await PublicModelsEndpoint(services: services).handle(request)
+        case .accountsCheck: return await AccountsCheckEndpoint(services: services).handle(request)
         }
     }
 
     private enum Endpoint {
         case deviceUserCode, deviceToken, token, revoke, devicePage, responses, compact, pluginMCP, models, usage
         case discovery, jwks, authorize, consent, siwcToken, siwcRevoke, userInfo, publicResponses, publicModels
+        case accountsCheck
     }
 
     private struct Route {
@@ -58,7 +60,7 @@ struct EmulatorRouter: Sendable {
     private enum Wire {
         static let host = "Host"
         static let origin = "Origin"
-        static let foreignHost = "Misdirected Request: the emulator answers only Host 127.0.0.1, localhost or [::1] with its port"
+        static let foreignHost = "Misdirected Request: the emulator answers only Host 127.0.0.1, localhost or [::1]"
         static let foreignOrigin = "Forbidden: cross-origin request"
         static let notFound = "Not Found"
         static let publicAPIPrefix = "/v1/"
@@ -73,6 +75,7 @@ struct EmulatorRouter: Sendable {
             "/backend-api/codex/responses/compact": Route(methods: ["POST"], endpoint: .compact),
             "/backend-api/codex/models": Route(methods: ["GET"], endpoint: .models),
             "/backend-api/wham/usage": Route(methods: ["GET"], endpoint: .usage),
+            "/backend-api/wham/accounts/check": Route(methods: ["GET"], endpoint: .accountsCheck),
             "/backend-api/ps/mcp": Route(methods: ["POST"], endpoint: .pluginMCP),
             "/.well-known/openid-configuration": Route(methods: ["GET"], endpoint: .discovery),
             "/.well-known/jwks.json": Route(methods: ["GET"], endpoint: .jwks),

@@ -30,6 +30,7 @@ final class EmulatorServices: Sendable {
     /// Whether the SIWC discovery document and key set answer 503.
     let signInWithChatGPTOutage = LockedBox((discovery: false, jwks: false))
     private let portBox = LockedBox(0)
+    private let tlsPortBox = LockedBox<Int?>(nil)
 
     /// Creates fresh state for `configuration`.
     init(configuration: ChappieEmulator.Configuration) {
@@ -55,4 +56,10 @@ final class EmulatorServices: Sendable {
 
     /// Records the bound port.
     func setPort(_ port: Int) { portBox.withLock { $0 = port } }
+
+    /// The port of the TLS front end (``ChappieEmulator/startTLS()``), nil without one.
+    var tlsPort: Int? { tlsPortBox.withLock { $0 } }
+
+    /// Records the TLS front end's port.
+    func setTLSPort(_ port: Int) { tlsPortBox.withLock { $0 = port } }
 }

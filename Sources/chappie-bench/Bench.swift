@@ -2,7 +2,7 @@
 import ChappieEmulator
 import Foundation
 
-/// `swift run -c release chappie-bench [--quick] [--only NAME,…] [--sizes N,…]`: measures Chappie
+/// `swift run -c release chappie-bench [--quick] [--only NAME,…] [--sizes N,…] [--route NAME|both]`: measures Chappie
 /// through the path a user takes, against peers measured in the same run (DESIGN §8), and prints
 /// one JSON object per line: first the machine, then one line per measurement, each with its
 /// ratios. Peers: the `openai` Python library (client and SSE decoder) and `curl`; a missing peer
@@ -23,12 +23,19 @@ enum Bench {
         emit(["bench": "machine", "chappie_version": ChappieVersion.current, "build": isDebug ? "debug" : "release",
               "quick": options.quick, "cpu": BenchMachine.cpuModel as Any, "cores": ProcessInfo.processInfo.activeProcessorCount,
               "os": ProcessInfo.processInfo.operatingSystemVersionString])
-        if options.runs("long_reply") {
-            let sizes = options.sizes ?? (options.quick ? [2_000, 10_000] : [8_000, 40_000, 200_000])
-            for result in try await LongReplyBench.run(sizes: sizes) { emit(result) }
+        // The three user-facing figures on both backends: the device-code route's Codex backend
+        // and the Sign in with ChatGPT route's public API (each line names its "route").
+        for route in options.routes {
+            if options.runs("long_reply") {
+                let sizes = options.sizes ?? (options.quick ? [2_000, 10_000] : [8_000, 40_000, 200_000])
+                for result in try await LongReplyBench.run(sizes: sizes, route: route) { emit(result) }
+            }
+            if options.runs("first_delta") { emit(try await PipelineBench.firstDelta(turns: options.quick ? 5 : 20, route: route)) }
+            if options.runs("connections_per_conversation") { emit(try await PipelineBench.connectionsPerConversation(turns: 20, route: route)) }
         }
-        if options.runs("first_delta") { emit(try await PipelineBench.firstDelta(turns: options.quick ? 5 : 20)) }
-        if options.runs("connections_per_conversation") { emit(try await PipelineBench.connectionsPerConversation(turns: 20)) }
+        if options.runs("partial_json") {
+            for result in try await PartialJSONBench.run(sizes: options.quick ? [20_000, 200_000] : [100_000, 500_000]) { emit(result) }
+        }
         if options.runs("slow_consumer_memory") { emit(try PipelineBench.slowConsumer(megabytes: options.quick ? 10 : 100)) }
         if options.runs("upload_per_conversation") { emit(try await UploadBench.run(turns: options.quick ? 5 : 30)) }
         if options.runs("sse_decode") { emit(try sseDecode(events: options.quick ? 4_000 : 20_000)) }
@@ -120,6 +127,9 @@ struct BenchOptions {
     var only: Set<String>?
     /// Reply sizes for `long_reply`, when given.
     var sizes: [Int]?
+    /// The routes whose backends `long_reply`, `first_delta` and `connections_per_conversation`
+    /// measure (`--route device_code|sign_in_with_chatgpt|both`; default both).
+    var routes: [ChappieSignInRoute] = ChappieSignInRoute.allCases
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -128,6 +138,9 @@ struct BenchOptions {
             case "--quick": quick = true
             case "--only": only = iterator.next().map { Set($0.split(separator: ",").map(String.init)) }
             case "--sizes": sizes = iterator.next()?.split(separator: ",").compactMap { Int($0) }
+            case "--route":
+                let name = iterator.next() ?? ""
+                routes = name == "both" ? ChappieSignInRoute.allCases : ChappieSignInRoute(rawValue: name).map { [$0] } ?? routes
             default: FileHandle.standardError.write(Data("chappie-bench: unknown option \(argument)\n".utf8))
             }
         }

@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieSDK
 import Foundation
 
 /// The emulator in a child process (`chappie-bench serve-emulator`), so that the CPU time the
@@ -28,7 +29,28 @@ final class EmulatorProcess: @unchecked Sendable {
             throw BenchError("the emulator child did not start")
         }
         baseURL = base
-        tokens = BenchTokens(idToken: id, accessToken: access, refreshToken: refresh, expiresIn: expires)
+        var tokens = BenchTokens(idToken: id, accessToken: access, refreshToken: refresh, expiresIn: expires)
+        if let access = object["siwc_access_token"] as? String, let id = object["siwc_id_token"] as? String,
+           let refresh = object["siwc_refresh_token"] as? String, let client = object["siwc_client_id"] as? String,
+           let scope = object["siwc_scope"] as? String {
+            tokens.signInWithChatGPT = BenchTokens.SignInWithChatGPT(idToken: id, accessToken: access, refreshToken: refresh,
+                                                                      clientID: client, scopes: scope.split(separator: " ").map(String.init))
+        }
+        self.tokens = tokens
+    }
+
+    /// The public API's base URL (`…/v1`), where a Sign in with ChatGPT credential's requests go.
+    var apiBaseURL: URL { baseURL.appending(path: "v1") }
+
+    /// The Responses base URL of `route` (the Codex backend's `…/backend-api/codex`, the public
+    /// API's `…/v1`), for the peers that are pointed at it.
+    func responsesBase(_ route: ChappieSignInRoute) -> URL {
+        route == .signInWithChatGPT ? apiBaseURL : backendBaseURL.appending(path: "codex")
+    }
+
+    /// The access token of `route`'s credential.
+    func accessToken(_ route: ChappieSignInRoute) -> String {
+        route == .signInWithChatGPT ? tokens.signInWithChatGPT?.accessToken ?? "" : tokens.accessToken
     }
 
     /// Stops the child (it exits when its standard input closes).
@@ -51,8 +73,11 @@ final class EmulatorProcess: @unchecked Sendable {
                                                               deltaCharacters: option("--delta-characters").flatMap(Int.init) ?? 16,
                                                               standingReply: reply))
         let tokens = await emulator.issueTokens()
+        let siwc = await emulator.issueSignInWithChatGPTTokens(planUsage: true)
         let line: [String: Any] = ["base_url": emulator.baseURL.absoluteString, "access_token": tokens.accessToken,
-                                   "id_token": tokens.idToken, "refresh_token": tokens.refreshToken, "expires_in": tokens.expiresIn]
+                                   "id_token": tokens.idToken, "refresh_token": tokens.refreshToken, "expires_in": tokens.expiresIn,
+                                   "siwc_access_token": siwc.accessToken, "siwc_id_token": siwc.idToken, "siwc_refresh_token": siwc.refreshToken,
+                                   "siwc_client_id": siwc.clientID, "siwc_scope": siwc.scope]
         FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: line) + Data("\n".utf8))
         await Task.detached { while FileHandle.standardInput.availableData.count > 0 {} }.value
         await emulator.shutdown()
@@ -69,4 +94,20 @@ struct BenchTokens: Sendable {
     var refreshToken: String
     /// Seconds until the access token expires.
     var expiresIn: Int
+    /// The Sign in with ChatGPT token set the emulator issued beside, when it did.
+    var signInWithChatGPT: SignInWithChatGPT?
+
+    /// A Sign in with ChatGPT token set (plan usage granted).
+    struct SignInWithChatGPT: Sendable {
+        /// The ID token (JWT).
+        var idToken: String
+        /// The access token (JWT).
+        var accessToken: String
+        /// The refresh token.
+        var refreshToken: String
+        /// The issued client id.
+        var clientID: String
+        /// The granted scopes.
+        var scopes: [String]
+    }
 }

@@ -11,7 +11,10 @@ enum LongReplyBench {
     static let repetitions = 5
 
     /// Runs every size in `sizes` and returns one result object per size plus the growth summary.
-    static func run(sizes: [Int]) async throws -> [[String: Any]] {
+    ///
+    /// `route` picks the backend: the Codex backend for a device-code credential, the public
+    /// Responses API (`/v1`) for a Sign in with ChatGPT one; the peers are pointed at the same.
+    static func run(sizes: [Int], route: ChappieSignInRoute = .deviceCode) async throws -> [[String: Any]] {
         var results: [[String: Any]] = []
         var cpuBySize: [Int: Double] = [:]
         for deltas in sizes {
@@ -23,7 +26,7 @@ enum LongReplyBench {
             defer { emulator.stop() }
             let expectedBytes = ReplyBody.textBytes(deltas: deltas)
 
-            let client = ChappieClient(configuration: try await BenchConfiguration.make(for: emulator))
+            let client = ChappieClient(configuration: try await BenchConfiguration.make(for: emulator, route: route))
             _ = try await stream(client)  // warm-up: the session, the credential, the connection
             var (cpu, wall, textBytes, deltaEvents) = (Double.infinity, Double.infinity, 0, 0)
             for _ in 0..<repetitions {
@@ -33,14 +36,15 @@ enum LongReplyBench {
             guard textBytes == expectedBytes else { throw BenchError("chappie streamed \(textBytes) of \(expectedBytes) text bytes") }
             cpuBySize[deltas] = cpu
 
-            let codexURL = emulator.backendBaseURL.appending(path: "codex").absoluteString
-            let python = BenchProcess.runJSON(["python3", BenchScripts.path("openai_stream.py"), codexURL, emulator.tokens.accessToken, "bench"])
+            let codexURL = emulator.responsesBase(route).absoluteString
+            let token = emulator.accessToken(route)
+            let python = BenchProcess.runJSON(["python3", BenchScripts.path("openai_stream.py"), codexURL, token, "bench"])
             let curl = BenchProcess.run(["curl", "-sN", "-o", "/dev/null", "-X", "POST", codexURL + "/responses",
-                                         "-H", "Authorization: Bearer \(emulator.tokens.accessToken)", "-H", "Content-Type: application/json",
+                                         "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
                                          "--data-binary", BenchConfiguration.minimalRequestBody])
             let pythonCPU = python?["cpu_seconds"] as? Double
             results.append([
-                "bench": "long_reply", "deltas": deltas, "body_bytes": body.count, "text_bytes": textBytes,
+                "bench": "long_reply", "route": route.rawValue, "deltas": deltas, "body_bytes": body.count, "text_bytes": textBytes,
                 "chappie_delta_events": deltaEvents, "chappie_cpu_seconds": cpu, "chappie_wall_seconds": wall,
                 "openai_python_cpu_seconds": pythonCPU as Any, "openai_python_wall_seconds": python?["seconds"] as Any,
                 "curl_cpu_seconds": curl?.cpuSeconds as Any,
@@ -49,11 +53,11 @@ enum LongReplyBench {
             ])
         }
         if let small = sizes.first, let large = sizes.last, small != large, let smallCPU = cpuBySize[small], let largeCPU = cpuBySize[large] {
-            results.append(["bench": "long_reply_growth", "small_deltas": small, "large_deltas": large,
+            results.append(["bench": "long_reply_growth", "route": route.rawValue, "small_deltas": small, "large_deltas": large,
                             "size_ratio": Double(large) / Double(small), "cpu_ratio": largeCPU / smallCPU])
         }
         if sizes.contains(8_000), sizes.contains(40_000), let small = cpuBySize[8_000], let large = cpuBySize[40_000] {
-            results.append(["bench": "long_reply_growth_40k_over_8k", "cpu_ratio": large / small, "target_at_most": 6])
+            results.append(["bench": "long_reply_growth_40k_over_8k", "route": route.rawValue, "cpu_ratio": large / small, "target_at_most": 6])
         }
         return results
     }
@@ -81,20 +85,33 @@ extension LongReplyBench {
 enum BenchConfiguration {
     /// A configuration for `emulator`'s endpoints with its tokens saved; HTTP/SSE unless
     /// `transport` says otherwise.
-    static func make(for emulator: EmulatorProcess, transport: ChappieStreamingTransportPolicy = .httpSSEOnly,
+    static func make(for emulator: EmulatorProcess, route: ChappieSignInRoute = .deviceCode,
+                     transport: ChappieStreamingTransportPolicy = .httpSSEOnly,
                      accessTokenExpiresIn: TimeInterval? = nil) async throws -> ChappieConfiguration {
-        try await make(issuer: emulator.baseURL, backend: emulator.backendBaseURL, tokens: emulator.tokens,
+        try await make(issuer: emulator.baseURL, backend: emulator.backendBaseURL, tokens: emulator.tokens, route: route,
                        transport: transport, accessTokenExpiresIn: accessTokenExpiresIn)
     }
 
-    /// A configuration for the given endpoints with `tokens` saved in a fresh in-memory store.
-    static func make(issuer: URL, backend: URL, tokens: BenchTokens, transport: ChappieStreamingTransportPolicy = .httpSSEOnly,
+    /// A configuration for the given endpoints with `tokens` saved in a fresh in-memory store:
+    /// the device-code ones, or with `route` `.signInWithChatGPT` the Sign in with ChatGPT ones
+    /// (whose requests go to the issuer's `/v1`). Throws ``BenchError`` when those are missing.
+    static func make(issuer: URL, backend: URL, tokens: BenchTokens, route: ChappieSignInRoute = .deviceCode,
+                     transport: ChappieStreamingTransportPolicy = .httpSSEOnly,
                      accessTokenExpiresIn: TimeInterval? = nil) async throws -> ChappieConfiguration {
         let store = ChappieInMemoryCredentialStore()
         let configuration = ChappieConfiguration(keychainAccount: "bench-\(UUID())", harness: .none, streamingTransportPolicy: transport,
                                                  endpoints: ChappieEndpoints(authIssuer: issuer, backend: backend), credentialStore: store)
-        let credential = ChappieCredential(idToken: tokens.idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
+        let credential: ChappieCredential
+        switch route {
+        case .deviceCode:
+            credential = ChappieCredential(idToken: tokens.idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                            expiresIn: accessTokenExpiresIn ?? TimeInterval(tokens.expiresIn), obtainedAt: Date())
+        case .signInWithChatGPT:
+            guard let siwc = tokens.signInWithChatGPT else { throw BenchError("the emulator issued no Sign in with ChatGPT tokens") }
+            credential = ChappieCredential(idToken: siwc.idToken, accessToken: siwc.accessToken, refreshToken: siwc.refreshToken,
+                                           expiresIn: accessTokenExpiresIn ?? TimeInterval(tokens.expiresIn), obtainedAt: Date(),
+                                           route: .signInWithChatGPT, clientID: siwc.clientID, grantedScopes: siwc.scopes)
+        }
         try await store.saveCredential(credential, for: configuration.credentialKey)
         return configuration
     }

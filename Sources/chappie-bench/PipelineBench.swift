@@ -8,10 +8,11 @@ import Foundation
 enum PipelineBench {
     /// Median seconds from `client.stream` to the first text delta over `turns` turns on one warm
     /// client, against curl's time to the first byte and to the first delta line of the same call.
-    static func firstDelta(turns: Int) async throws -> [String: Any] {
+    /// `route` picks the backend (see ``LongReplyBench/run(sizes:route:)``).
+    static func firstDelta(turns: Int, route: ChappieSignInRoute = .deviceCode) async throws -> [String: Any] {
         let emulator = try EmulatorProcess()
         defer { emulator.stop() }
-        let client = ChappieClient(configuration: try await BenchConfiguration.make(for: emulator))
+        let client = ChappieClient(configuration: try await BenchConfiguration.make(for: emulator, route: route))
         _ = try await client.send("warm up")
         var samples: [Double] = []
         for turn in 0..<turns {
@@ -20,12 +21,12 @@ enum PipelineBench {
                 if case .textDelta = event, samples.count == turn { samples.append(CPUClock.wall() - start) }
             }
         }
-        let codexURL = emulator.backendBaseURL.appending(path: "codex/responses").absoluteString
+        let codexURL = emulator.responsesBase(route).appending(path: "responses").absoluteString
         var curlFirstByte: [Double] = []
         var curlFirstDelta: [Double] = []
         for _ in 0..<turns {
             let start = CPUClock.wall()
-            guard let curl = try? BenchProcess(["curl", "-sN", "-X", "POST", codexURL, "-H", "Authorization: Bearer \(emulator.tokens.accessToken)",
+            guard let curl = try? BenchProcess(["curl", "-sN", "-X", "POST", codexURL, "-H", "Authorization: Bearer \(emulator.accessToken(route))",
                                                 "-H", "Content-Type: application/json", "--data-binary", BenchConfiguration.minimalRequestBody,
                                                 "-o", "-", "-w", "\ntime_starttransfer=%{time_starttransfer}\n"]) else { break }
             curl.closeInput()
@@ -40,25 +41,31 @@ enum PipelineBench {
             _ = curl.wait()
         }
         let chappie = median(samples)
-        return ["bench": "first_delta", "turns": turns, "chappie_median_seconds": chappie as Any,
+        return ["bench": "first_delta", "route": route.rawValue, "turns": turns, "chappie_median_seconds": chappie as Any,
                 "curl_first_byte_median_seconds": median(curlFirstByte) as Any,
                 "curl_first_delta_line_median_seconds": median(curlFirstDelta) as Any,
                 "ratio_to_curl_first_delta_line": median(curlFirstDelta).flatMap { curl in chappie.map { $0 / curl } } as Any]
     }
 
     /// Connections the emulator accepted for a `turns`-turn conversation over HTTP/SSE.
-    static func connectionsPerConversation(turns: Int) async throws -> [String: Any] {
+    static func connectionsPerConversation(turns: Int, route: ChappieSignInRoute = .deviceCode) async throws -> [String: Any] {
         let emulator = try await ChappieEmulator.start(.init(usagePercentPerResponse: 0))
         let issued = await emulator.issueTokens()
-        let tokens = BenchTokens(idToken: issued.idToken, accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+        var tokens = BenchTokens(idToken: issued.idToken, accessToken: issued.accessToken, refreshToken: issued.refreshToken,
                                  expiresIn: issued.expiresIn)
+        if route == .signInWithChatGPT {
+            let siwc = await emulator.issueSignInWithChatGPTTokens(planUsage: true)
+            tokens.signInWithChatGPT = BenchTokens.SignInWithChatGPT(idToken: siwc.idToken, accessToken: siwc.accessToken,
+                                                                      refreshToken: siwc.refreshToken, clientID: siwc.clientID,
+                                                                      scopes: siwc.scope.split(separator: " ").map(String.init))
+        }
         let client = ChappieClient(configuration: try await BenchConfiguration.make(issuer: emulator.baseURL, backend: emulator.backendBaseURL,
-                                                                                     tokens: tokens))
+                                                                                     tokens: tokens, route: route))
         let before = emulator.connectionsAccepted
         for turn in 0..<turns { _ = try await client.send("turn \(turn)") }
         let connections = emulator.connectionsAccepted - before
         await emulator.shutdown()
-        return ["bench": "connections_per_conversation", "turns": turns, "connections": connections, "target_at_most": 2]
+        return ["bench": "connections_per_conversation", "route": route.rawValue, "turns": turns, "connections": connections, "target_at_most": 2]
     }
 
     /// Peak resident memory of a fresh process (this benchmark run again as

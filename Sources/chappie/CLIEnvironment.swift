@@ -7,11 +7,19 @@ import Foundation
 struct CLIEnvironment {
     var configuration: ChappieConfiguration
     var emulator: ChappieEmulator?
+    /// With the in-process emulator: sign in with Sign in with ChatGPT (`--siwc`), so requests go
+    /// to the emulator's public API (`/v1`), instead of the device-code flow.
+    var signsInWithChatGPT = false
+
+    /// The CLI's credential service, named explicitly: it is the SDK's old default, so a sign-in
+    /// saved by an earlier `chappie` keeps working (an app's default is derived from its name).
+    static let keychainService = "com.chappie.sdk"
 
     /// Builds the environment from global options and `CHAPPIE_AUTH_URL` / `CHAPPIE_BACKEND_URL`.
     /// Throws ``UsageError`` for a bad URL, or the emulator's start error.
     static func make(_ arguments: ParsedArguments, emulatorPollInterval: Int = 1) async throws -> CLIEnvironment {
         var configuration = ChappieConfiguration(
+            keychainService: keychainService,
             keychainAccount: arguments.option("account") ?? "default",
             model: arguments.option("model") ?? ChappieClient.defaultModel,
             originator: "chappie_cli")
@@ -46,12 +54,11 @@ struct CLIEnvironment {
             }
             // Another issuer gets a credential slot of its own (ChappieConfiguration.credentialKey).
             if let auth = override("auth-url", "CHAPPIE_AUTH_URL") {
-                configuration.endpoints.authIssuer = try url(auth.text, source: auth.source)
+                let issuer = try url(auth.text, source: auth.source)
                 // Its sign-in never goes to ChatGPT's backend (ChappieEndpoints): without a backend
                 // override, the backend is the issuer's own /backend-api (chappie emulator's layout).
-                configuration.endpoints.backend = configuration.endpoints.authIssuer.appending(path: "backend-api")
-                // Nor to the public API: a Sign in with ChatGPT sign-in of that issuer uses its own /v1.
-                configuration.endpoints.apiBase = configuration.endpoints.authIssuer.appending(path: "v1")
+                // Built whole, so the public API base is the issuer's default too, never OpenAI's.
+                configuration.endpoints = ChappieEndpoints(authIssuer: issuer, backend: issuer.appending(path: "backend-api"))
             }
             if let backend = override("backend-url", "CHAPPIE_BACKEND_URL") {
                 configuration.endpoints.backend = try url(backend.text, source: backend.source)
@@ -63,7 +70,7 @@ struct CLIEnvironment {
                 }
             }
         }
-        return CLIEnvironment(configuration: configuration, emulator: emulator)
+        return CLIEnvironment(configuration: configuration, emulator: emulator, signsInWithChatGPT: arguments.flag("siwc"))
     }
 
     /// The streaming transport from `--transport auto|websocket|http` (or `CHAPPIE_TRANSPORT`):

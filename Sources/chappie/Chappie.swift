@@ -37,6 +37,7 @@ enum ChappieCommand {
     /// handlers: every file it keeps is written before its command returns, and standard I/O is
     /// flushed here.
     nonisolated static func terminate(_ status: Int32) -> Never {
+        RawTerminalMode.restore()  // chat's line editing never outlives the process
         fflush(nil)
         _exit(status)
     }
@@ -55,6 +56,10 @@ enum ChappieCommand {
         }
     }
 
+    /// The `chappie login …` that signs in to the slot and server this command line uses: hints
+    /// name it with the options in use (`--account work`, `--auth-url URL`).
+    static var loginCommand = "chappie login"
+
     /// Parses and runs a command line; returns the exit status.
     static func run(_ argv: [String]) async -> ExitStatus {
         let arguments: ParsedArguments
@@ -67,6 +72,7 @@ enum ChappieCommand {
         } catch {
             return .usage
         }
+        loginCommand = AccountCommands.loginCommand(for: arguments)
         if arguments.command == "help" && !arguments.commandNamed && !arguments.flag("help") {
             // `chappie` with no command is a usage error: the overview goes to standard error.
             Terminal.error(HelpCommand.overview)
@@ -139,11 +145,23 @@ enum ChappieCommand {
             let usage = error.command.flatMap { $0.isEmpty || $0 == "help" ? nil : HelpCommand.usageLine(for: $0) }
             return (error.message, usage ?? "Run `chappie help` for usage.", .usage)
         case let error as ChappieClientError:
-            let hint = error.requiresReauthentication ? "Run `chappie login` to sign in." : nil
+            var hint = error.requiresReauthentication ? "Run `\(loginCommand)` to sign in." : nil
+            switch error {
+            case .usageLimitReached(let limit):
+                if let url = limit.manageUsageURL { hint = "Manage usage: \(url.absoluteString)" }
+            case .publicAPI(let apiError):
+                hint = apiError.recoverySuggestion ?? hint
+            case .webSocketUpgradeRefused:
+                hint = "Check --backend-url, or use --transport http."
+            default:
+                break
+            }
             let status: ExitStatus = switch error {
             case _ where error.requiresReauthentication: .signInNeeded
             case .usageLimitReached: .usageLimit
-            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed: .network
+            case .publicAPI(let apiError) where apiError.isRetryable: .network
+            case .network, .httpError, .serverOverloaded, .idleTimeout, .streamEndedBeforeCompletion, .responseFailed, .webSocketUpgradeRefused:
+                .network
             default: .failure
             }
             return (error.errorDescription ?? "request failed", hint, status)

@@ -82,7 +82,7 @@ struct CLIOutputSafetyTests {
     @Test("error messages are sanitized too", .timeLimit(.minutes(1)))
     func errorMessages() async throws {
         let unknown = try await CLIProcess.run(["threads", "show", "ab\u{1B}[2Jcd"], environment: CLIProcess.isolatedEnvironment())
-        #expect(unknown.status == 2)
+        #expect(unknown.status == 1)
         #expect(unknown.stderr.hasPrefix("chappie: no thread ID starts with"))
         #expect(!Self.hasControls(unknown.stderr))
     }

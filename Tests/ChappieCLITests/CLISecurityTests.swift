@@ -17,7 +17,7 @@ private func saveChatGPTSignIn(from emulator: ChappieEmulator, in environment: [
     let tokens = await emulator.issueTokens(accessTokenLifetime: 3600)
     let credential = ChappieCredential(idToken: tokens.idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
                                        expiresIn: 3600, obtainedAt: Date())
-    try await store(in: environment).saveCredential(credential, for: ChappieConfiguration().credentialKey)
+    try await store(in: environment).saveCredential(credential, for: ChappieConfiguration(keychainService: "com.chappie.sdk").credentialKey)  // the CLI's own service
 }
 
 @Suite("chappie keeps tokens where they belong")

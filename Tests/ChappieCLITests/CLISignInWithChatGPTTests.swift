@@ -77,6 +77,59 @@ struct CLISignInWithChatGPTTests {
         }
     }
 
+    @Test("two registrations in two account slots: --account switches between them, each with its own client id and tokens; logging one out leaves the other",
+          .timeLimit(.minutes(2)))
+    func twoRegistrations() async throws {
+        try await CLIEmulator.with { emulator, environment in
+            let arguments = CLIEmulator.endpointArguments(emulator)
+            // given: a Sign in with ChatGPT sign-in in the default slot and one in "work"
+            for account in ["default", "work"] {
+                let login = try await CLIProcess.run(["login", "--siwc", "--json", "--account", account] + arguments, environment: environment)
+                #expect(login.status == 0, "stderr: \(login.stderr)")
+                #expect(event("authorize_url", in: login.stdout)?["url"]?.stringValue?.contains("client_id=dynamic_agent_client") == true)
+            }
+            func status(_ account: String) async throws -> (status: Int32, object: ChappieJSONValue?) {
+                let result = try await CLIProcess.run(["status", "--json", "--account", account] + arguments, environment: environment)
+                return (result.status, events(result.stdout).first)
+            }
+            // then: both registrations are listed, with distinct ids and labels; --account picks the current one
+            let home = try await status("default"), work = try await status("work")
+            #expect(home.status == 0 && work.status == 0)
+            let registrations = try #require(home.object?["registrations"]?.arrayValue)
+            #expect(registrations.count == 2)
+            #expect(Set(registrations.compactMap { $0["client_id"]?.stringValue }).count == 2)
+            #expect(Set(registrations.compactMap { $0["label"]?.stringValue }).count == 2)
+            let homeID = try #require(registrations.first { $0["current"] == true && $0["account"] == "default" }?["client_id"]?.stringValue)
+            let workID = try #require(work.object?["registrations"]?.arrayValue?
+                .first { $0["current"] == true && $0["account"] == "work" }?["client_id"]?.stringValue)
+            #expect(homeID != workID)
+
+            // when: each slot lists the models
+            for account in ["default", "work", "default"] {
+                let models = try await CLIProcess.run(["models", "--json", "--account", account] + arguments, environment: environment)
+                #expect(models.status == 0, "stderr: \(models.stderr)")
+            }
+            // then: each request carried its own slot's token
+            let tokens = await emulator.recordedRequests().filter { $0.path == "/v1/models" }.compactMap { $0.header("Authorization") }
+            #expect(tokens.count == 3)
+            #expect(tokens.count == 3 && tokens[0] != tokens[1] && tokens[0] == tokens[2])
+
+            // a second sign-in to "work" re-authorizes its own registration, not the default one's
+            let again = try await CLIProcess.run(["login", "--siwc", "--json", "--account", "work"] + arguments, environment: environment)
+            #expect(again.status == 0, "stderr: \(again.stderr)")
+            #expect(event("authorize_url", in: again.stdout)?["url"]?.stringValue?.contains("client_id=\(workID)") == true)
+
+            // logging out of "work" leaves the default slot signed in, and keeps both registrations
+            let logout = try await CLIProcess.run(["logout", "--json", "--account", "work"] + arguments, environment: environment)
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(try await status("work").status == 3)
+            let after = try await status("default")
+            #expect(after.status == 0)
+            #expect(after.object?["registrations"]?.arrayValue?.count == 2)
+            #expect(await emulator.signInWithChatGPTRegistrationCount == 2)
+        }
+    }
+
     @Test("a declined consent ends with a clear error and no sign-in", .timeLimit(.minutes(2)))
     func declined() async throws {
         try await CLIEmulator.with { emulator, environment in

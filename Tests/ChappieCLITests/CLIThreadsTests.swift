@@ -23,9 +23,9 @@ struct CLIThreadsTests {
         // when / then: list as text, newest first
         let text = try await run(["threads", "list"], environment)
         let rows = text.stdout.split(separator: "\n").map(String.init)
-        #expect(rows.first?.hasPrefix("ID ") == true && rows.first?.hasSuffix("MSGS  TITLE") == true)
+        #expect(rows.first?.hasPrefix("ID ") == true && rows.first?.hasSuffix("TURNS  TITLE") == true)
         #expect(rows.dropFirst().map { String($0.prefix(36)) } == [second, first])
-        #expect(rows.last?.hasSuffix("   2  first thread") == true)
+        #expect(rows.last?.hasSuffix("    1  first thread") == true)
 
         // show by full ID, by prefix and as JSON
         let shown = try await run(["threads", "show", first], environment)
@@ -58,7 +58,7 @@ struct CLIThreadsTests {
         #expect(delete.stdout == "Deleted thread \(first).\n")
         #expect(try await ids(["threads", "list", "--all", "--json"], environment) == [second])
         let gone = try await CLIProcess.run(["threads", "show", first], environment: environment)
-        #expect(gone.status == 2)
+        #expect(gone.status == 1, "a thread that is not there is a failure, not a usage error")
         #expect(gone.stderr.hasPrefix("chappie: no thread ID starts with '\(first)'"))
     }
 
@@ -71,12 +71,13 @@ struct CLIThreadsTests {
         #expect(try await run(["threads", "list", "--json"], environment).stdout.isEmpty)
     }
 
-    @Test("a thread ID resolves by full ID (any case) or a unique prefix of 4+ characters; anything else is exit 2", arguments: [
+    @Test("a thread ID resolves by full ID (any case) or a unique prefix of 4+ characters; a bad ID is exit 2, an unknown one exit 1", arguments: [
         (id: "abcd", status: Int32(2), message: "'abcd' matches 2 threads; give more of the ID"),
         (id: "abcd0000-0000-4000-8000-00000000000", status: 2, message: "'abcd0000-0000-4000-8000-00000000000' matches 2 threads"),
-        (id: "abc", status: 2, message: "'abc' is not a thread ID"),
-        (id: "9999", status: 2, message: "no thread ID starts with '9999'"),
-        (id: "99999999-0000-4000-8000-000000000000", status: 2, message: "no thread ID starts with '99999999-0000-4000-8000-000000000000'"),
+        (id: "abc", status: 2, message: "'abc' is not a thread ID: give the ID or at least its first 4 characters"),
+        (id: "ab", status: 2, message: "'ab' is not a thread ID: give the ID or at least its first 4 characters"),
+        (id: "9999", status: 1, message: "no thread ID starts with '9999'"),
+        (id: "99999999-0000-4000-8000-000000000000", status: 1, message: "no thread ID starts with '99999999-0000-4000-8000-000000000000'"),
         (id: "ef01", status: 0, message: ""),
         (id: "ABCD0000-0000-4000-8000-000000000002", status: 0, message: ""),
         (id: "abcd0000-0000-4000-8000-000000000001", status: 0, message: ""),
@@ -101,14 +102,14 @@ struct CLIThreadsTests {
         }
     }
 
-    @Test("archive, unarchive and delete of an unknown ID exit 2 and change nothing", arguments: ["archive", "unarchive", "delete"])
+    @Test("archive, unarchive and delete of an unknown ID exit 1 and change nothing", arguments: ["archive", "unarchive", "delete"])
     func unknownIDChangesNothing(subcommand: String) async throws {
         let environment = CLIProcess.isolatedEnvironment()
         let kept = try await CLIThreadStore.seed("abcd0000-0000-4000-8000-000000000001", in: environment)
 
         let result = try await CLIProcess.run(["threads", subcommand, "99999999-0000-4000-8000-000000000000"], environment: environment)
 
-        #expect(result.status == 2)
+        #expect(result.status == 1)
         #expect(result.stdout.isEmpty, "must not claim success: \(result.stdout)")
         let all = try await CLIThreadStore.store(for: environment).threads(includingArchived: true)
         #expect(all.map(\.id) == [kept])

@@ -17,6 +17,14 @@ private func weatherTool(_ calls: Calls, policy: ChappieToolPolicy = .automatic)
     }
 }
 
+/// What the stream's consumer has dealt with, read by the approval handler.
+private actor Screen {
+    private(set) var shown: [String] = []
+    private(set) var shownWhenAsked: [String]?
+    func show(_ what: String) { shown.append(what) }
+    func asked() { shownWhenAsked = shown }
+}
+
 /// Host tools as an app sees them, with the model's tool calls scripted.
 @Suite("App tests: host tools")
 struct ToolAppTests {
@@ -58,6 +66,29 @@ struct ToolAppTests {
             #expect(sawApproval)
             #expect(statuses == [.denied])
             #expect(await calls.arguments.isEmpty)
+        }
+    }
+
+    @Test("the approval handler is asked only after the stream's consumer has dealt with the tool call and its approval request")
+    func approvalAfterTheConsumer() async throws {
+        let calls = Calls()
+        let screen = Screen()
+        try await ChappieTestEmulator.withSignedIn(
+            tools: [weatherTool(calls, policy: .ask)],
+            toolApprovalHandler: { _ in
+                await screen.asked()
+                return .approved()
+            }
+        ) { app in
+            await app.emulator.scriptReplies(.functionCall(name: "get_weather", arguments: #"{"city":"Oslo"}"#), .text("Sunny."))
+            for try await event in app.client.stream("Weather in Oslo?") {
+                // The app takes its time to put each event on screen.
+                for _ in 0..<50 { await Task.yield() }
+                if case .toolCallRequested = event { await screen.show("tool call") }
+                if case .approvalRequested = event { await screen.show("approval") }
+            }
+            #expect(await screen.shownWhenAsked == ["tool call", "approval"])
+            #expect(await calls.arguments == [["city": "Oslo"]])
         }
     }
 }

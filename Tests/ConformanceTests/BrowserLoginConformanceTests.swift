@@ -80,7 +80,7 @@ struct BrowserLoginConformanceTests {
             let browser = try await Subprocess.run(
                 ClientAvailability.python,
                 [
-                    "python3", script, code.verificationURL, code.userCode, decision.rawValue, formScreenshot.path, resultScreenshot.path,
+                    ClientAvailability.python3, script, code.verificationURL, code.userCode, decision.rawValue, formScreenshot.path, resultScreenshot.path,
                     "--chromium", ClientAvailability.chromium, "--chromedriver", ClientAvailability.chromedriver, "--timeout", "30",
                 ], timeout: 120)
             try #require(browser.status == 0 && !browser.timedOut, "browser: \(browser.stdout)\(browser.stderr)")

@@ -201,7 +201,10 @@ struct CodexCLIConformanceTests {
             let again = try await runExec(codex, "after expiry", home: home, environment: home.environment(for: emulator))
             #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
             #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "after expiry")))
-            #expect(await emulator.refreshGrantsServed == 1)
+            // The workspace routing discovery (accounts/check, which needs a valid token) can be
+            // the first to answer 401, racing the handshake's 401; never a refresh per request.
+            let refreshes = await emulator.refreshGrantsServed
+            #expect((1...2).contains(refreshes), "\(refreshes) refresh grants")
         }
     }
 

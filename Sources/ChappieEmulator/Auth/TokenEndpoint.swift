@@ -35,7 +35,9 @@ struct TokenEndpoint {
         for name in [Wire.code, Wire.codeVerifier, Wire.redirectURI] where (fields[name] ?? "").isEmpty {
             return OAuthErrorBody.oauth(400, Wire.invalidRequest, Wire.missing(name))
         }
-        guard fields[Wire.redirectURI] == services.issuer + Wire.callbackPath else {
+        // The issuer as the client named it: the plain origin, or the TLS front end's.
+        let issuers = [services.issuer] + (services.tlsPort.map { ["https://127.0.0.1:\($0)"] } ?? [])
+        guard issuers.contains(where: { fields[Wire.redirectURI] == $0 + Wire.callbackPath }) else {
             return OAuthErrorBody.oauth(400, Wire.invalidGrant, Wire.redirectMismatch)
         }
         let result = await services.tokens.exchange(

@@ -22,7 +22,7 @@ struct CompactEndpoint {
             return isMessage && (role == Wire.user || role == Wire.developer)
         }
         let summary = "compacted:\(input.count):" + RandomIdentifier.hex(16)
-        kept.append([Wire.type: .string(Wire.compaction), Wire.encryptedContent: .string(Base64URL.standard(Data(summary.utf8)))])
+        kept.append([Wire.id: .string(RandomIdentifier.prefixed("cmp_")), Wire.type: .string(Wire.compaction), Wire.encryptedContent: .string(Base64URL.standard(Data(summary.utf8)))])
         return .json(200, [Wire.output: .array(kept)], headers: [(Wire.requestID, RandomIdentifier.prefixed("req_"))])
     }
 
@@ -36,6 +36,7 @@ struct CompactEndpoint {
         static let developer = "developer"
         static let output = "output"
         static let compaction = "compaction"
+        static let id = "id"
         static let encryptedContent = "encrypted_content"
         static let requestID = "x-request-id"
         static let invalidJSON = "Invalid request body: expected a JSON object"

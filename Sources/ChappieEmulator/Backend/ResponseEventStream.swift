@@ -140,18 +140,24 @@ struct ResponseEventStream: Sendable {
         outputTokens += max(1, (arguments.count + name.count + 3) / 4)
     }
 
-    /// A `compaction` item (remote compaction v2) with `encryptedContent` as its
-    /// `encrypted_content`, or without that field when nil. Codex reads the item from
-    /// `response.output_item.done` (`codex-rs/core/src/compact_remote_v2.rs`).
+    /// A `compaction` item (remote compaction v2) with an `id` (`cmp_…`, as every output item has
+    /// one) and `encryptedContent` as its `encrypted_content`, or without that field when nil.
+    /// Codex reads the item from `response.output_item.done` (`codex-rs/core/src/compact_remote_v2.rs`).
     mutating func compaction(encryptedContent: String?) {
         let outputIndex = output.count
-        var members: [(String, JSONValue)] = [(Wire.type, "compaction")]
+        var members: [(String, JSONValue)] = [(Wire.id, .string(RandomIdentifier.prefixed("cmp_"))), (Wire.type, "compaction")]
         emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, .object(members))])
         if let encryptedContent { members.append(("encrypted_content", .string(encryptedContent))) }
         let done = JSONValue.object(members)
         emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
         output.append(done)
         outputTokens += max(1, (encryptedContent?.count ?? 0) / 16)
+    }
+
+    /// Forgets the output items produced so far (an interrupt with `discard_partial_items`), so a
+    /// terminal event that follows reports `output: []`.
+    mutating func discardOutput() {
+        output = []
     }
 
     /// Drops every event after the first `count` (a disconnect fault).
@@ -249,7 +255,7 @@ struct ResponseEventStream: Sendable {
             "model": .string(request.model),
             "output": .array(output),
             "parallel_tool_calls": .bool(request.parallelToolCalls),
-            "previous_response_id": .null,
+            "previous_response_id": request.previousResponseID.map(JSONValue.string) ?? .null,
             "prompt_cache_key": request.promptCacheKey.map(JSONValue.string) ?? .null,
             "reasoning": reasoning,
             "service_tier": "auto",

@@ -38,6 +38,9 @@ struct ResponsesRequest: Sendable {
         /// `api.openai.com/v1` under Sign in with ChatGPT: message items carry `phase`.
         case publicAPI
     }
+    /// The `previous_response_id` an incremental WebSocket `response.create` chained onto; echoed
+    /// in the response objects (nil on HTTP and for a full request).
+    var previousResponseID: String? = nil
 
     /// The text of the last `user` message (its `input_text` parts joined by newlines), or "".
     var lastUserText: String {
@@ -55,6 +58,12 @@ struct ResponsesRequest: Sendable {
     /// v2 request (the Codex CLI's default since 0.163), answered with one `compaction` item.
     var asksForCompaction: Bool {
         input.last?["type"]?.stringValue == "compaction_trigger"
+    }
+
+    /// The schema of a `text.format` of type `json_schema` (structured output), when requested.
+    var outputSchema: JSONValue? {
+        guard let format = text?["format"], format["type"]?.stringValue == "json_schema" else { return nil }
+        return format["schema"]
     }
 
     /// Names of the offered `function` tools, wherever they were offered.

@@ -1,6 +1,7 @@
 /// What the ChatGPT backend rejects on `POST /backend-api/codex/responses` (PROTOCOL §4.7), with
 /// its FastAPI `{"detail": …}` texts. Checks run in this order: JSON object, unsupported
-/// parameters, `store`, `stream`, `input` type, `instructions`, `model`, item ids.
+/// parameters, `store`, `stream`, `input` type, `instructions`, `model`, item ids, tools, and a
+/// structured-output schema that breaks strict mode's rules (``StructuredOutput``).
 ///
 /// `instructions`: §4.7 says a missing value is rejected, but the Codex CLI 0.163.0 with a custom
 /// provider sends no `instructions` key and puts the base prompt in the first `developer` message
@@ -42,6 +43,12 @@ enum ResponsesRequestValidator {
         }
         if let orphan = orphanOutputCallID(in: input) { return .failure(.init(Wire.noToolCall(orphan))) }
         if let tools = body[Wire.tools], tools.arrayValue == nil { return .failure(.init(Wire.toolsMustBeList)) }
+        if let format = body[Wire.text]?[Wire.format], let rejection = StructuredOutput.rejection(of: format) {
+            return .failure(.init(rejection))
+        }
+        for tool in body[Wire.tools]?.arrayValue ?? [] {
+            if let rejection = StructuredOutput.rejection(ofTool: tool) { return .failure(.init(rejection)) }
+        }
         let reasoning = body[Wire.reasoning].flatMap { $0 == .null ? nil : $0 }
         return .success(
             ResponsesRequest(
@@ -93,6 +100,7 @@ enum ResponsesRequestValidator {
         static let tools = "tools"
         static let reasoning = "reasoning"
         static let text = "text"
+        static let format = "format"
         static let include = "include"
         static let parallelToolCalls = "parallel_tool_calls"
         static let promptCacheKey = "prompt_cache_key"

@@ -7,6 +7,15 @@ import Foundation
 /// `"generate": false` (prewarm) answers `response.created` + `response.completed` with no output.
 /// Errors become `{"type":"error","status":…,"error":{…}}` events. Runs on the connection thread.
 ///
+/// What Codex 0.163.0 relies on besides: the response objects of an incremental request echo its
+/// `previous_response_id`; the turn's sticky-routing token travels in a `response.metadata` event
+/// after `response.created` (`{"type":"response.metadata","response_id":…,"headers":{"x-codex-turn-state":…}}`),
+/// and the client echoes it in the next frame's `client_metadata["x-codex-turn-state"]`, which the
+/// session then keeps. Client frames besides `response.create`: `response.interrupt` (while a
+/// response streams, `mode: discard_partial_items` ends it with `response.incomplete`, reason
+/// `interrupted`, output `[]`, and the socket stays open; it is ignored when nothing streams or the
+/// `response_id` is another's) and `response.processed` (an acknowledgement, recorded, no answer).
+///
 /// Framing answers: a binary message is refused with close 1003 (unsupported data; the protocol
 /// only uses text frames, PROTOCOL §6.2); protocol errors, 1007 and 1009 are described on
 /// ``WebSocketConnection``. Pings are answered, also while a response is being streamed. When
@@ -21,6 +30,8 @@ final class ResponsesWebSocketSession {
     private let accountID: String?
     private var framesSent = 0
     private var inResponse = false
+    /// The `id` of the response being streamed, for `response.interrupt`.
+    private var streamingResponseID: String?
 
     /// Creates a session over an upgraded connection opened with a token of `accountID`.
     init(services: EmulatorServices, connection: WebSocketConnection, accountID: String?) {
@@ -73,9 +84,12 @@ final class ResponsesWebSocketSession {
         guard let frame = JSONValue.parse(Data(text.utf8)), let members = frame.objectMembers else {
             return sendError(status: 400, code: Wire.invalidJSONCode, message: Wire.invalidJSON)
         }
-        guard frame[Wire.type]?.stringValue == Wire.responseCreate else {
-            return sendError(status: 400, code: Wire.unknownEventCode, message: Wire.unknownEvent)
+        switch frame[Wire.type]?.stringValue {
+        case Wire.responseCreate?: break
+        case Wire.responseInterrupt?, Wire.responseProcessed?: return true  // nothing is streaming: no answer
+        default: return sendError(status: 400, code: Wire.unknownEventCode, message: Wire.unknownEvent)
         }
+        let turnState = frame[Wire.clientMetadata]?[Wire.turnState]?.stringValue ?? RandomIdentifier.prefixed("ts_", hexCount: 24)
         var body = members.filter { !Wire.frameOnlyKeys.contains($0.0) }
         if !body.contains(where: { $0.0 == Wire.stream }) { body.append((Wire.stream, true)) }
         if let previousID = frame[Wire.previousResponseID]?.stringValue {
@@ -86,20 +100,21 @@ final class ResponsesWebSocketSession {
             body.removeAll { $0.0 == Wire.input }
             body.append((Wire.input, .array(previous.items + newItems)))
         }
-        let request: ResponsesRequest
+        var request: ResponsesRequest
         switch ResponsesRequestValidator.validate(.object(body)) {
         case .success(let parsed): request = parsed
         case .failure(let failure): return sendError(status: 400, code: Wire.invalidRequestCode, message: failure.detail)
         }
+        request.previousResponseID = frame[Wire.previousResponseID]?.stringValue
         inResponse = true
-        let open = respond(to: request, generate: frame[Wire.generate]?.boolValue != false)
+        let open = respond(to: request, generate: frame[Wire.generate]?.boolValue != false, turnState: turnState)
         if open { inResponse = false }
         return open
     }
 
     /// Streams the answer to `request` (`generate` false: a prewarm with no output); false when
     /// the connection must end.
-    private func respond(to request: ResponsesRequest, generate: Bool) -> Bool {
+    private func respond(to request: ResponsesRequest, generate: Bool, turnState: String) -> Bool {
         let services = self.services
         let snapshot = BlockingBridge.run { await services.usage.snapshot() }
         guard send(rateLimitsEvent(snapshot).serialized, after: nil) else { return false }
@@ -107,7 +122,7 @@ final class ResponsesWebSocketSession {
             var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
             stream.begin()
             stream.complete()
-            return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true)
+            return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true, turnState: turnState)
         }
         let accountID = self.accountID
         let reply = BlockingBridge.run { await ScriptedResponse.nextReply(for: request, accountID: accountID, services: services) }
@@ -122,7 +137,7 @@ final class ResponsesWebSocketSession {
             connection.dropWithoutCloseFrame()
             return false
         case .stream(let stream, let ending, let interval):
-            return send(stream, ending: ending, interval: interval, request: request, skippingProgress: false)
+            return send(stream, ending: ending, interval: interval, request: request, skippingProgress: false, turnState: turnState)
         case .raw(let chunks, let ending, let interval):
             for payload in SSEPayloads.parse(chunks.reduce(Data(), +)) {
                 guard send(payload, after: interval) else { return false }
@@ -131,24 +146,80 @@ final class ResponsesWebSocketSession {
         }
     }
 
-    /// Sends the events of `stream` (after `codex.rate_limits`), then applies `ending`; a finished
-    /// response becomes the connection's previous response.
+    /// Sends the events of `stream` (after `codex.rate_limits`; `response.metadata` with
+    /// `turnState` after `response.created`), then applies `ending`; a finished response becomes the
+    /// connection's previous response. A `response.interrupt` for it that arrives meanwhile ends it
+    /// with `response.incomplete` (reason `interrupted`) instead; the connection stays open.
     private func send(
         _ stream: ResponseEventStream, ending: HTTPResponse.StreamEnding, interval: Duration?, request: ResponsesRequest,
-        skippingProgress: Bool
+        skippingProgress: Bool, turnState: String
     ) -> Bool {
+        streamingResponseID = stream.responseID
+        defer { streamingResponseID = nil }
         for event in stream.events where !(skippingProgress && event.type == Wire.inProgress) {
             guard send(event.payload, after: interval) else { return false }
+            if event.type == Wire.created {
+                let metadata: JSONValue = [
+                    Wire.type: .string(Wire.responseMetadata), Wire.responseID: .string(stream.responseID),
+                    Wire.headers: [Wire.turnState: .string(turnState)],
+                ]
+                guard send(metadata.serialized, after: nil) else { return false }
+            }
+            if takeInterrupt(of: stream.responseID) { return sendInterrupted(stream) }
+        }
+        if case .stall = ending {
+            // A stalled reply still answers an interrupt, and only that, as the backend does.
+            while connection.serviceIncoming(within: Self.stallWait, endingEarlyFor: { Self.isControl($0, interruptOnly: true) }) {
+                if takeInterrupt(of: stream.responseID) { return sendInterrupted(stream) }
+            }
+            return false
         }
         guard end(with: ending) else { return false }
         previous = (stream.responseID, request.input + stream.output)
         return true
     }
 
+    /// Ends `stream` as interrupted: `response.incomplete` (reason `interrupted`) with no output.
+    private func sendInterrupted(_ stream: ResponseEventStream) -> Bool {
+        var interrupted = stream
+        interrupted.discardOutput()
+        interrupted.incomplete(reason: Wire.interrupted)
+        return send(interrupted.events.last!.payload, after: nil)
+    }
+
+    /// How long a stalled reply waits between looks for an interrupt (it waits until the client
+    /// leaves; a close or an interrupt ends a wait at once).
+    private static let stallWait: Duration = .seconds(60)
+
+    /// Whether a `response.interrupt` with `mode: discard_partial_items` for `responseID` (or
+    /// without `response_id`) arrived while it streamed; other interrupts and `response.processed`
+    /// frames that arrived meanwhile are dropped, other messages wait for ``WebSocketConnection/receive()``.
+    private func takeInterrupt(of responseID: String) -> Bool {
+        while let incoming = connection.takePending(where: { Self.isControl($0, interruptOnly: false) }) {
+            guard case .text(let text) = incoming, let frame = JSONValue.parse(Data(text.utf8)) else { continue }
+            let services = self.services
+            BlockingBridge.run { await services.recorder.recordWebSocketMessage(path: Wire.path, text: text) }
+            guard frame[Wire.type]?.stringValue == Wire.responseInterrupt,
+                  frame[Wire.mode]?.stringValue == Wire.discardPartialItems,
+                  (frame[Wire.responseID]?.stringValue).map({ $0 == responseID }) ?? true else { continue }
+            return true
+        }
+        return false
+    }
+
+    /// Whether `incoming` is a `response.interrupt` frame (or, unless `interruptOnly`, a
+    /// `response.processed` one).
+    private static func isControl(_ incoming: WebSocketConnection.Incoming, interruptOnly: Bool) -> Bool {
+        guard case .text(let text) = incoming, let type = JSONValue.parse(Data(text.utf8))?[Wire.type]?.stringValue else { return false }
+        return type == Wire.responseInterrupt || (!interruptOnly && type == Wire.responseProcessed)
+    }
+
     /// Sends one text frame after waiting `interval` (nil = no wait) while answering pings and
-    /// noticing a client close; false when the connection ended.
+    /// noticing a client close; false when the connection ended. A `response.interrupt` ends the
+    /// wait at once, as the real backend's instant interrupt does.
     private func send(_ payload: String, after interval: Duration?) -> Bool {
-        guard connection.serviceIncoming(within: interval ?? .zero), connection.sendText(payload) else { return false }
+        let waited = connection.serviceIncoming(within: interval ?? .zero, endingEarlyFor: { Self.isControl($0, interruptOnly: true) })
+        guard waited, connection.sendText(payload) else { return false }
         framesSent += 1
         return true
     }
@@ -166,7 +237,7 @@ final class ResponsesWebSocketSession {
             connection.reset()
         case .closeWebSocket(let code, let reason):
             connection.close(code: code, reason: reason)
-        case .stall:
+        case .stall, .stallIgnoringInterrupts:
             connection.waitUntilClosed()
         }
         return false
@@ -222,6 +293,17 @@ final class ResponsesWebSocketSession {
         static let generate = "generate"
         static let previousResponseID = "previous_response_id"
         static let responseCreate = "response.create"
+        static let responseInterrupt = "response.interrupt"
+        static let responseProcessed = "response.processed"
+        static let responseMetadata = "response.metadata"
+        static let created = "response.created"
+        static let responseID = "response_id"
+        static let headers = "headers"
+        static let clientMetadata = "client_metadata"
+        static let turnState = "x-codex-turn-state"
+        static let mode = "mode"
+        static let discardPartialItems = "discard_partial_items"
+        static let interrupted = "interrupted"
         static let inProgress = "response.in_progress"
         static let frameOnlyKeys: Set<String> = ["type", "generate", "previous_response_id", "client_metadata"]
         static let normalClosure: UInt16 = 1000
@@ -231,7 +313,7 @@ final class ResponsesWebSocketSession {
         static let invalidJSONCode = "invalid_json"
         static let invalidJSON = "The frame is not a JSON object."
         static let unknownEventCode = "unknown_event_type"
-        static let unknownEvent = "Only response.create events are supported."
+        static let unknownEvent = "Only response.create, response.interrupt and response.processed events are supported."
         static let invalidRequestCode = "invalid_request"
         static let previousNotFoundCode = "previous_response_not_found"
         static func previousNotFound(_ id: String) -> String { "Previous response with id '\(id)' not found." }

@@ -9,10 +9,17 @@ import Foundation
 ///   Several `use tool` phrases (separated by " and ") make several calls in one response, in
 ///   parallel.
 /// * Otherwise it answers ``ChappieEmulator/defaultReply(for:)`` of the last user message.
+/// * With a structured-output schema (`text.format`), every text answer is instead a JSON value
+///   that follows the schema (``StructuredOutput/sample(for:seed:depth:)``; strings echo the
+///   user's text or the tool's output).
 enum ScriptedModel {
     /// The reply for `request`.
     static func reply(to request: ResponsesRequest) -> ChappieEmulator.ScriptedReply {
         let outputs = request.input.reversed().prefix { $0[Wire.type]?.stringValue == Wire.functionCallOutput }.reversed()
+        if let schema = request.outputSchema, !outputs.isEmpty {
+            let seed = outputs.map { outputText($0[Wire.output]) }.joined(separator: "; ")
+            return .text(StructuredOutput.sample(for: schema, seed: seed).serialized)
+        }
         if !outputs.isEmpty {
             return .text(Wire.toolResultPrefix + outputs.map { truncated(outputText($0[Wire.output])) }.joined(separator: "; "))
         }
@@ -28,6 +35,7 @@ enum ScriptedModel {
         }
         if calls.count == 1 { return .functionCall(name: calls[0].name, arguments: calls[0].arguments) }
         if calls.count > 1 { return .functionCalls(calls) }
+        if let schema = request.outputSchema { return .text(StructuredOutput.sample(for: schema, seed: userText).serialized) }
         return .text(ChappieEmulator.defaultReply(for: userText))
     }
 

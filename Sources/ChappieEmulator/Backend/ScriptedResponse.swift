@@ -96,6 +96,7 @@ enum ScriptedResponse: Sendable {
             case .reset: ending = .reset
             case .webSocketClose(let code, let reason): ending = .closeWebSocket(code: code, reason: reason)
             case .stall: ending = .stall
+            case .stallIgnoringInterrupts: ending = .stallIgnoringInterrupts
             }
             switch await compose(inner, for: request, services: services) {
             case .stream(var cutStream, _, let interval):

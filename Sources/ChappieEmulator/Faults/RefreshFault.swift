@@ -1,6 +1,6 @@
 extension ChappieEmulator {
-    /// A fault for the next `refresh_token` grant at `POST /oauth/token` (PROTOCOL §2.3,
-    /// FAILURE-CASES 5–8). Queue with ``ChappieEmulator/enqueueRefreshFault(_:forAccountID:)``; each fault is
+    /// A fault for the next `refresh_token` grant at `POST /oauth/token`: a refresh token that was
+    /// reused, expired or invalidated, an HTTP error, or a dropped connection. Queue with ``ChappieEmulator/enqueueRefreshFault(_:forAccountID:)``; each fault is
     /// used by one refresh grant that named a `refresh_token`, in FIFO order, whatever that token
     /// is. Authorization-code grants are not affected.
     ///

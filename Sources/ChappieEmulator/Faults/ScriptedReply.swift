@@ -12,9 +12,9 @@ extension ChappieEmulator {
     /// scripted model is deterministic in the request's
     /// input, so a request retried after a ``cut(_:afterEvents:ending:)`` of the default answer
     /// streams the same text again (a faithful replay after a reconnect); queue a different
-    /// ``text(_:)`` after the cut to make the replay diverge (issue 5).
+    /// ``text(_:)`` after the cut to make the replay diverge.
     public enum ScriptedReply: Sendable, Equatable {
-        /// Stream this assistant text as a message item, split into several deltas (PROTOCOL §5.6).
+        /// Stream this assistant text as a message item, split into several deltas.
         case text(String)
         /// Stream a `function_call` output item calling `name` with `arguments` (a JSON object as text).
         case functionCall(name: String, arguments: String)
@@ -22,7 +22,7 @@ extension ChappieEmulator {
         /// each with its own `call_id` and streamed argument deltas, in the order given.
         case functionCalls([ScriptedFunctionCall])
         /// Stream `response.created`, `response.in_progress`, then `response.failed` with this
-        /// `error.code` and `error.message`, then close the connection (PROTOCOL §5.1, §5.4).
+        /// `error.code` and `error.message`, then close the connection.
         case failed(code: String, message: String)
         /// Stream the start of a reply, then `response.incomplete` with `incomplete_details.reason`.
         case incomplete(reason: String)
@@ -36,7 +36,7 @@ extension ChappieEmulator {
         /// Stream this text like ``text(_:)``, but wait `eventInterval` before each event after the
         /// response head (a slow drip, for idle-timeout and cancellation tests).
         case slowText(String, eventInterval: Duration)
-        /// Answer HTTP 429 with the usage-limit body of PROTOCOL §7.3
+        /// Answer HTTP 429 with the backend's usage-limit body
         /// (`error.type = "usage_limit_reached"`, the account's `plan_type`, `resets_at` and
         /// `resets_in_seconds`), the rate-limit headers at 100 % and `x-codex-active-limit: codex`.
         case usageLimitReached(resetsInSeconds: Int)
@@ -55,7 +55,7 @@ extension ChappieEmulator {
         /// Close the connection without answering (no status line): a network error for the
         /// client, with nothing received. On a WebSocket the socket closes without a close frame.
         case dropConnection
-        /// Stream an `error` event (FAILURE-CASES 20b, PROTOCOL §6.2). Over HTTP: a 200 stream of
+        /// Stream an `error` event. Over HTTP: a 200 stream of
         /// `response.created`, `response.in_progress`, then
         /// `{"type":"error","error":{"type":…,"code":…,"message":…,"param":null},"sequence_number":2}`,
         /// then the connection closes (`status` is not sent). On a WebSocket: after
@@ -69,7 +69,7 @@ extension ChappieEmulator {
         /// every trigger request this way, with generated content, when nothing else is queued.
         case compaction(encryptedContent: String?)
 
-        /// The WebSocket connection-limit error (PROTOCOL §6.2): status 400,
+        /// The WebSocket connection-limit error: status 400,
         /// `error.code = "websocket_connection_limit_reached"` with the real message. Codex
         /// retries it on a new socket. The status and `error.type` are assumptions (not observed).
         public static let webSocketConnectionLimitReached = ScriptedReply.errorEvent(

@@ -11,7 +11,12 @@ extension ChappieEmulator {
         /// (at most 123 UTF-8 bytes), RFC 6455 §7.4. Over HTTP it behaves like ``close``.
         case webSocketClose(code: UInt16, reason: String)
         /// Send nothing more and keep the connection open until the client leaves or the emulator
-        /// shuts down (a reply that hangs mid-stream, for cancellation tests).
+        /// shuts down (a reply that hangs mid-stream, for cancellation tests). On a WebSocket a
+        /// `response.interrupt` still ends it with `response.incomplete` (reason `interrupted`), as
+        /// the backend answers one.
         case stall
+        /// Like ``stall``, but a `response.interrupt` goes unanswered too (a server that never
+        /// confirms an interrupt).
+        case stallIgnoringInterrupts
     }
 }

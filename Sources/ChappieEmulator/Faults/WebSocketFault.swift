@@ -1,5 +1,5 @@
 extension ChappieEmulator {
-    /// A fault for the next Responses WebSocket handshake (PROTOCOL §6.1, §6.4, FAILURE-CASES 24).
+    /// A fault for the next Responses WebSocket handshake.
     /// Queue with ``ChappieEmulator/enqueueWebSocketFault(_:forAccountID:)``; each fault is used by one
     /// handshake that passed the method, upgrade-header, bearer and `OpenAI-Beta` checks, in FIFO
     /// order. Faults inside a response on an open socket are ``ScriptedReply`` cases
@@ -11,7 +11,7 @@ extension ChappieEmulator {
         case refuseHandshake(status: Int)
         /// Accept the upgrade (101), then at once send a close frame with `code` and `reason`
         /// before reading any frame; 1008 (policy violation) with an empty reason is what the real
-        /// server sends (FAILURE-CASES 24).
+        /// server sends.
         case closeAfterAccept(code: UInt16, reason: String)
         /// Accept the upgrade, then close the socket without a close frame (the client sees 1006).
         case dropAfterAccept

@@ -2,13 +2,13 @@ extension ChappieEmulator {
     /// A streaming connection that the client closed, as the emulator saw it: an SSE response
     /// left while its body was still being sent (or held open by ``ScriptedReply/stall``), or a
     /// Responses WebSocket the client closed. Await them with ``ChappieEmulator/nextClosedStream()``
-    /// to check that cancelling a consumer closes the connection (FAILURE-CASES 38).
+    /// to check that cancelling a consumer closes the connection.
     public struct ClosedStream: Sendable, Equatable {
         /// The transport of the closed stream.
         public enum Transport: Sendable, Equatable {
             /// A chunked `text/event-stream` response to `POST /backend-api/codex/responses`.
             case httpSSE
-            /// A WebSocket on `GET /backend-api/codex/responses` (PROTOCOL §6).
+            /// A WebSocket on `GET /backend-api/codex/responses`.
             case webSocket
         }
 

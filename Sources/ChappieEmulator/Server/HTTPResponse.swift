@@ -11,8 +11,11 @@ struct HTTPResponse: Sendable {
         case finishAndClose
         /// Close the socket at once without the last chunk: the client sees a truncated body.
         case abort
-        /// Send nothing more and keep the socket open until the client leaves or the emulator shuts down.
+        /// Send nothing more and keep the socket open until the client leaves or the emulator shuts
+        /// down; on a WebSocket a `response.interrupt` still ends the response as interrupted.
         case stall
+        /// Like ``stall``, and on a WebSocket a `response.interrupt` goes unanswered too.
+        case stallIgnoringInterrupts
         /// Reset the connection at once (TCP RST, see ``SocketIO/resetOnClose(_:)``) without the last chunk.
         case reset
         /// On a WebSocket: send a close frame with `code` and `reason` (RFC 6455 §5.5.1) and wait

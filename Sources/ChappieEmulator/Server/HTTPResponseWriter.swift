@@ -54,7 +54,7 @@ enum HTTPResponseWriter {
             case .reset:
                 SocketIO.resetOnClose(fd)
                 return false
-            case .stall:
+            case .stall, .stallIgnoringInterrupts:
                 SocketIO.waitUntilClosed(fd)
                 return clientLeft()
             }

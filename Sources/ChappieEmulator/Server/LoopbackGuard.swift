@@ -3,19 +3,22 @@
 /// The emulator listens on 127.0.0.1, but a web page can still reach it: by DNS rebinding (a name
 /// of the attacker's that resolves to 127.0.0.1, so the browser sends `Host: attacker.example:N`)
 /// or by posting a form across origins (the browser sends the page's `Origin`). So a request is
-/// answered only when its `Host` names the emulator (`127.0.0.1`, `localhost` or `[::1]`, with the
-/// emulator's port or none), and when its `Origin`, if any, is the emulator's own. HTTP clients (the SDK,
-/// the Codex CLI, `openai`, `curl`) send such a `Host` and no `Origin`. A request without `Host`
-/// (HTTP/1.0) is answered: browsers always send one.
+/// answered only when its `Host` names a loopback host (`127.0.0.1`, `localhost` or `[::1]`, with any
+/// port or none: DNS rebinding needs a foreign host name, so the name alone is the guard, and a
+/// loopback relay, SSH tunnel or debugging proxy in front of the emulator forwards its own port),
+/// and when its `Origin`, if any, is the emulator's own. HTTP clients (the SDK, the Codex CLI,
+/// `openai`, `curl`) send such a `Host` and no `Origin`. A request without `Host` (HTTP/1.0) is
+/// answered: browsers always send one.
 struct LoopbackGuard: Sendable {
     /// The emulator's port.
     let port: Int
 
-    /// Whether a request with this `Host` header value is for the emulator.
+    /// Whether a request with this `Host` header value is for the emulator: a loopback host name,
+    /// whatever the port (a relay's).
     func acceptsHost(_ value: String?) -> Bool {
         guard let value else { return true }
-        guard let (host, port) = Self.split(value.lowercased()) else { return false }
-        return Wire.loopbackHosts.contains(host) && (port == nil || port == self.port)
+        guard let (host, _) = Self.split(value.lowercased()) else { return false }
+        return Wire.loopbackHosts.contains(host)
     }
 
     /// Whether a request with this `Origin` header value may be answered: none, or the emulator's

@@ -67,14 +67,23 @@ final class WebSocketConnection {
         return .closed
     }
 
+    /// Removes and returns the first data message that arrived while a response was being sent
+    /// (see ``serviceIncoming(within:)``) and that `matches`, leaving the others for ``receive()``.
+    func takePending(where matches: (Incoming) -> Bool) -> Incoming? {
+        guard let index = pending.firstIndex(where: matches) else { return nil }
+        return pending.remove(at: index)
+    }
+
     /// While a response is being sent: waits up to `duration` (zero = only what already arrived)
     /// and handles whatever the client sends meanwhile: pings are answered, a close frame is
-    /// answered and ends the connection, data messages are kept for ``receive()``.
+    /// answered and ends the connection, data messages are kept for ``receive()``. The wait ends
+    /// early once a kept message satisfies `endsWait` (one that arrived before included).
     /// - Returns: false when the connection has ended.
-    func serviceIncoming(within duration: Duration) -> Bool {
+    func serviceIncoming(within duration: Duration, endingEarlyFor endsWait: (Incoming) -> Bool = { _ in false }) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + duration
         while isOpen {
+            if pending.contains(where: endsWait) { return true }
             let remaining = max(.zero, clock.now.duration(to: deadline))
             switch SocketIO.waitReadable(fd, within: remaining) {
             case .failed:

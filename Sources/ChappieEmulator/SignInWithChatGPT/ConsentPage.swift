@@ -4,7 +4,10 @@ import Foundation
 /// name (editable, as on the real page), a checkbox for ChatGPT plan usage (the
 /// `chatgpt.tokens.use.direct` scope; unticking it declines plan usage), and Approve / Deny
 /// buttons posting to `/api/accounts/authorize/consent`. Every page is `no-store`, may not be
-/// framed, and holds no token or code.
+/// framed, and holds no token or code. Its referrer policy is `same-origin`, not `no-referrer`:
+/// with `no-referrer` a browser sends `Origin: null` with the form post (Fetch §3.1, serializing
+/// a request origin), which the emulator refuses as cross-origin; the redirect that answers the
+/// post is `no-referrer`, so the app's callback never sees the issuer's URL.
 enum ConsentPage {
     /// The consent form for `request`, waiting under `consentID`.
     static func page(consentID: String, request: SignInWithChatGPTStore.AuthorizationRequest, email: String, asksForPlanUsage: Bool)
@@ -52,7 +55,7 @@ enum ConsentPage {
             """
         return HTTPResponse(status: status, headers: [
             (Wire.contentType, Wire.html), (Wire.cacheControl, Wire.noStore), (Wire.frameOptions, Wire.deny),
-            (Wire.contentSecurityPolicy, Wire.policy), (Wire.referrerPolicy, Wire.noReferrer),
+            (Wire.contentSecurityPolicy, Wire.policy), (Wire.referrerPolicy, Wire.sameOrigin),
         ], body: .bytes(Data(page.utf8)))
     }
 
@@ -73,6 +76,6 @@ enum ConsentPage {
         static let contentSecurityPolicy = "Content-Security-Policy"
         static let policy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:*; frame-ancestors 'none'"
         static let referrerPolicy = "Referrer-Policy"
-        static let noReferrer = "no-referrer"
+        static let sameOrigin = "same-origin"
     }
 }

@@ -93,6 +93,7 @@ final class RSASigningKey: Sendable {
     /// `SEQUENCE { INTEGER n, INTEGER e }`), leading zero bytes removed.
     static func parseRSAPublicKey(_ der: [UInt8]) -> (modulus: [UInt8], exponent: [UInt8])? {
         var index = 0
+        /// The content of the TLV element at `index` with `tag` (DER definite lengths); advances past it.
         func element(tag: UInt8) -> ArraySlice<UInt8>? {
             guard index < der.count, der[index] == tag, index + 1 < der.count else { return nil }
             var length = Int(der[index + 1])
@@ -107,12 +108,9 @@ final class RSASigningKey: Sendable {
             defer { index += length }
             return der[index..<index + length]
         }
-        guard element(tag: 0x30) != nil else { return nil }
-        index = 0
-        // Step inside the SEQUENCE header.
-        guard der.count > 2, der[0] == 0x30 else { return nil }
-        index = der[1] & 0x80 != 0 ? 2 + Int(der[1] & 0x7F) : 2
-        guard let modulus = element(tag: 0x02), let exponent = element(tag: 0x02) else { return nil }
+        guard let sequence = element(tag: 0x30), sequence.endIndex == der.count else { return nil }
+        index = sequence.startIndex
+        guard let modulus = element(tag: 0x02), let exponent = element(tag: 0x02), index == der.count else { return nil }
         func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] { Array(bytes.drop { $0 == 0 }) }
         return (trimmed(modulus), trimmed(exponent))
     }

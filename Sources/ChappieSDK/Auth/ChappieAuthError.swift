@@ -79,7 +79,7 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
         case .deviceCodeDenied: "The sign-in was denied on the verification page."
         case .deviceCodeLoginDisabled: "Device-code sign-in is not enabled for this server or workspace."
         case .deadlineExceeded: "The sign-in was not approved in time; request a new code."
-        case .network(let message): "Could not reach the sign-in server: \(message)"
+        case .network(let message): DisplayedURL.sentence(message, lead: "Could not reach the sign-in server: ")
         case .invalidResponse(let message): "The sign-in server sent an unexpected answer: \(message)"
         case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
         case .signInInProgress: "A sign-in is already in progress."

@@ -64,7 +64,7 @@ public struct ChappieDeviceCode: Sendable, Hashable {
     }
 }
 
-/// Who is signed in, read from the ID token claims (PROTOCOL §3.1). Holds no token.
+/// Who is signed in, read from the ID token claims. Holds no token.
 public struct ChappieAccountInfo: Sendable, Hashable, Codable {
     /// The account email.
     public var email: String?

@@ -17,14 +17,36 @@ struct Authorization: Sendable, CustomStringConvertible, CustomDebugStringConver
     /// Increases with every new access token, so a late 401 for an old token cannot force a
     /// second refresh after a newer token already exists.
     let generation: Int
-    var description: String { "Authorization(generation: \(generation), token: [redacted])" }
+    /// The sign-in route of the credential: which backend its token may go to.
+    var route: ChappieSignInRoute = .deviceCode
+    /// Whether the credential grants "ChatGPT plan usage" (always true for a device-code one).
+    var planUsageEnabled = true
+    var description: String { "Authorization(route: \(route.rawValue), generation: \(generation), token: [redacted])" }
     var debugDescription: String { description }
-    var customMirror: Mirror { Mirror(self, children: ["generation": generation, "token": "[redacted]"]) }
+    var customMirror: Mirror { Mirror(self, children: ["route": route.rawValue, "generation": generation, "token": "[redacted]"]) }
 
-    /// `Authorization: Bearer …` plus `ChatGPT-Account-ID` when known.
-    var headers: [(name: String, value: String)] {
-        var headers = [(name: "Authorization", value: "Bearer \(accessToken)")]
-        if let accountID { headers.append((name: "ChatGPT-Account-ID", value: accountID)) }
+    /// The headers that authorize a request to `url`: `Authorization: Bearer …`, plus
+    /// `ChatGPT-Account-ID` on the ChatGPT/Codex backend. The only way to get them: it refuses,
+    /// before anything is sent, a token going to a backend of another sign-in route (SIWC.md §8:
+    /// a device-code token never goes to the public API, a Sign in with ChatGPT token never to
+    /// `/backend-api`), to a URL under neither backend, and a Sign in with ChatGPT token without
+    /// the plan-usage grant. Throws ``ChappieClientError/publicAPI(_:)``.
+    func headers(to url: URL, endpoints: ChappieEndpoints) throws -> [(name: String, value: String)] {
+        guard let destination = InferenceBackend.destination(of: url, in: endpoints), destination.route == route else {
+            throw ChappieClientError.publicAPI(ChappieAPIError(code: .credentialRouteMismatch))
+        }
+        var headers = [(name: Wire.authorization, value: "Bearer \(accessToken)")]
+        switch destination {
+        case .codex:
+            if let accountID { headers.append((name: Wire.accountID, value: accountID)) }
+        case .publicAPI:
+            guard planUsageEnabled else { throw ChappieClientError.publicAPI(ChappieAPIError(code: .planUsageNotGranted)) }
+        }
         return headers
+    }
+
+    private enum Wire {
+        static let authorization = "Authorization"
+        static let accountID = "ChatGPT-Account-ID"
     }
 }

@@ -30,7 +30,7 @@ struct DeviceCodeFlow: Sendable {
         let body: ChappieJSONValue = [Wire.clientID: .string(OAuthClient.id)]
         let request = HTTPRequest(method: "POST", url: endpoints.deviceUserCode,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                  body: Data(body.jsonString.utf8), idleTimeout: 30)
+                                  body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.requestDeadline)
         var attempt = 0
         while true {
             attempt += 1
@@ -38,7 +38,10 @@ struct DeviceCodeFlow: Sendable {
             do {
                 response = try await transport.send(request, maximumBytes: 1 << 20)
             } catch let error as TransportError {
-                guard attempt < Policy.requestAttempts else { throw ChappieAuthError.network(error.message) }
+                // A server that took the request and never answered is not asked again.
+                guard attempt < Policy.requestAttempts, error.isRetryable else {
+                    throw ChappieAuthError.network(error.message(at: request.url))
+                }
                 try await time.sleep(.seconds(interval: Policy.transientDelay * Double(attempt)))
                 continue
             }
@@ -63,7 +66,7 @@ struct DeviceCodeFlow: Sendable {
         let body: ChappieJSONValue = [Wire.deviceAuthID: .string(grant.deviceAuthID), Wire.userCode: .string(grant.code.userCode)]
         let request = HTTPRequest(method: "POST", url: endpoints.deviceToken,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                  body: Data(body.jsonString.utf8), idleTimeout: 30)
+                                  body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.requestDeadline)
         var wait = grant.code.pollingInterval
         var transientFailures = 0
         while true {
@@ -77,7 +80,7 @@ struct DeviceCodeFlow: Sendable {
                 response = try await transport.send(request, maximumBytes: 1 << 20)
             } catch let error as TransportError {
                 transientFailures += 1
-                if transientFailures > Policy.maximumTransientPollFailures { throw ChappieAuthError.network(error.message) }
+                if transientFailures > Policy.maximumTransientPollFailures { throw ChappieAuthError.network(error.message(at: request.url)) }
                 wait = min(grant.code.pollingInterval * pow(2, Double(transientFailures)), Policy.maximumPollWait)
                 continue
             }
@@ -169,6 +172,8 @@ struct DeviceCodeFlow: Sendable {
     }
 
     private enum Wire {
+        /// Seconds one device-code request (the code, or one poll) may take, however slowly it answers.
+        static let requestDeadline: TimeInterval = 60
         static let clientID = "client_id"
         static let deviceAuthID = "device_auth_id"
         static let userCode = "user_code"

@@ -46,10 +46,10 @@ struct TokenEndpoint: Sendable {
         ]
         let request = HTTPRequest(method: "POST", url: endpoints.token,
                                   headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                                  body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30)
+                                  body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30, deadline: Wire.deadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw ChappieAuthError.network(error.message) }
+        catch let error as TransportError { throw ChappieAuthError.network(error.message(at: request.url)) }
         guard (200..<300).contains(response.head.status) else {
             let body = ServerErrorBody(data: response.body, status: response.head.status)
             throw ChappieAuthError.tokenExchangeFailed(status: response.head.status, code: body.code)
@@ -71,10 +71,10 @@ struct TokenEndpoint: Sendable {
                                       Wire.refreshToken: .string(refreshToken)]
         let request = HTTPRequest(method: "POST", url: endpoints.token,
                                   headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                  body: Data(body.jsonString.utf8), idleTimeout: 30)
+                                  body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.deadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw RefreshFailure.transient(error.message) }
+        catch let error as TransportError { throw RefreshFailure.transient(error.message(at: request.url)) }
         let status = response.head.status
         guard (200..<300).contains(status) else {
             let error = ServerErrorBody(data: response.body, status: status)
@@ -144,12 +144,17 @@ struct TokenEndpoint: Sendable {
         var body: [String: ChappieJSONValue] = [Wire.token: .string(token), Wire.tokenTypeHint: .string(hint)]
         if hint == Wire.refreshToken { body[Wire.clientID] = .string(OAuthClient.id) }
         let request = HTTPRequest(method: "POST", url: endpoints.revoke, headers: [("Content-Type", "application/json")],
-                                  body: Data(ChappieJSONValue.object(body).jsonString.utf8), idleTimeout: 10)
+                                  body: Data(ChappieJSONValue.object(body).jsonString.utf8), idleTimeout: 10,
+                                  deadline: Wire.revokeDeadline)
         guard let response = try? await transport.send(request, maximumBytes: 64 << 10) else { return false }
         return (200..<300).contains(response.head.status)
     }
 
     enum Wire {
+        /// Seconds a whole token request (exchange or refresh) may take, however slowly it answers.
+        static let deadline: TimeInterval = 60
+        /// Seconds a best-effort revoke may take.
+        static let revokeDeadline: TimeInterval = 15
         static let grantType = "grant_type"
         static let authorizationCode = "authorization_code"
         static let code = "code"

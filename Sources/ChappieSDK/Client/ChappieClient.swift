@@ -1,13 +1,15 @@
 import Foundation
 
 /// Talks to the ChatGPT/Codex backend for the signed-in user: sends messages, streams replies,
-/// lists models and reads usage. It keeps a private transcript and thread id for its lifetime and
-/// sends the full transcript, behind the harness, with every turn.
+/// lists models and reads usage. It keeps the conversation (a private transcript and thread id)
+/// for its lifetime, behind the harness: over the WebSocket it keeps open across turns, a turn
+/// sends only what is new since the previous response; over HTTP/SSE, the whole transcript.
 ///
-/// Every network call goes through one request pipeline (DESIGN §4): the credential is refreshed
-/// first when needed and once after a 401, a 429 waits per the back-off policy, and 5xx and
-/// network failures are retried a bounded number of times while nothing has been shown. The
-/// client owns one `URLSession`, so turns reuse keep-alive connections.
+/// Every network call goes through one request pipeline: the credential is refreshed first when
+/// needed and once after a 401, a 429 waits per the back-off policy, and 5xx and network failures
+/// are retried a bounded number of times while nothing has been shown. Turns reuse the client's
+/// connections: its WebSocket, and for HTTP keep-alive connections (`URLSession` on Apple
+/// platforms, libcurl on Linux).
 ///
 /// Turns run one at a time in call order. Context changes (``clearContext()``,
 /// ``resumeContext(_:)``, ``compactContext(summary:keepingLast:)``, ``selectModel(_:)``) made while a
@@ -34,8 +36,12 @@ public actor ChappieClient {
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
     private var modelCatalog: ModelCatalogCache?
-    private var turnInProgress: Bool
-    private var turnWaiters: [CheckedContinuation<Void, Never>] = []
+    /// One turn at a time, in call order (context changes queue here too).
+    private let turnGate = FIFOGate()
+    /// Set, synchronously, when the running turn's task is cancelled (its stream's consumer left
+    /// or its caller was cancelled), until that turn has ended: ``context()`` then waits for the
+    /// turn to record what it showed.
+    private let runningTurnCancelled = LockedBox(false)
     /// Context changes asked for from inside the running turn (a tool handler): applied after it.
     private var deferredChanges: [@Sendable (inout ChappieClientContext, Date) -> Void] = []
 
@@ -67,7 +73,7 @@ public actor ChappieClient {
         self.compressesRequests = compressesRequests
         // The prewarm holds the turn slot from the start, so the first turn always goes after it
         // (and on top of it), however soon it is started.
-        turnInProgress = prewarmsWebSocket
+        if prewarmsWebSocket { _ = turnGate.tryEnter() }
         self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
@@ -109,38 +115,57 @@ public actor ChappieClient {
     /// Streams the reply to `message`. The stream ends after `.completed`, or throws
     /// ``ChappieClientError`` / `CancellationError`. Ending iteration early cancels the request.
     public nonisolated func stream(_ message: ChappieInputMessage) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
-        makeStream { client, emit in
-            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options, emit: emit)
+        makeStream { client, events in
+            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options,
+                                     emit: events.emit, deliver: events.deliver)
         }
     }
 
     /// Streams the reply to an explicit transcript (see ``response(_:)``).
     public nonisolated func streamResponse(_ request: ChappieResponseRequest) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
-        makeStream { client, emit in
-            try await client.runTurn(appending: request.messages, replacing: true, model: request.model, options: request.options, emit: emit)
+        makeStream { client, events in
+            try await client.runTurn(appending: request.messages, replacing: true, model: request.model, options: request.options,
+                                     emit: events.emit, deliver: events.deliver)
         }
     }
 
     /// A stream whose events come from `body`, run in its own task; a consumer that falls behind
     /// gets consecutive text deltas merged (``EventChannel``), so it never costs more memory than
     /// the text it has not read.
-    private nonisolated func makeStream(
-        _ body: @escaping @Sendable (ChappieClient, @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse
+    /// An approval request is sent so that the turn waits until the consumer has dealt with it
+    /// (``EventChannel/sendAndWait(_:)``): the approval handler never runs ahead of the stream.
+    nonisolated func makeStream(
+        _ body: @escaping @Sendable (ChappieClient, TurnEvents) async throws -> ChappieResponse
     ) -> AsyncThrowingStream<ChappieStreamEvent, any Error> {
         EventChannel.stream { channel in
-            let response = try await body(self) { channel.send($0) }
+            let response = try await body(self, TurnEvents(emit: { channel.send($0) }, deliver: { await channel.sendAndWait($0) }))
             channel.send(.completed(response))
         }
     }
 
-    private func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
-                         options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
-        await enterTurn()
+    /// Where a turn's events go: `emit` queues one, `deliver` waits until the consumer dealt with it.
+    struct TurnEvents: Sendable {
+        let emit: @Sendable (ChappieStreamEvent) -> Void
+        let deliver: (@Sendable (ChappieStreamEvent) async -> Void)?
+    }
+
+    /// One turn; `textFormat` is the request's `text.format` (typed output, `ChappieClient+Generation`).
+    func runTurn(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
+                 options: ChappieMessageOptions, textFormat: ChappieJSONValue? = nil,
+                 emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
+                 deliver: (@Sendable (ChappieStreamEvent) async -> Void)? = nil) async throws -> ChappieResponse {
+        try await enterTurn()
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
-        return try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
-            try await runRounds(appending: messages, replacing: replacing, model: model, options: options, emit: emit)
+        let cancelled = runningTurnCancelled
+        return try await withTaskCancellationHandler {
+            try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
+                try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
+                                    emit: emit, deliver: deliver)
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
         }
     }
 
@@ -149,7 +174,9 @@ public actor ChappieClient {
     /// is cancelled after text was shown, the turn so far and the shown text (an assistant
     /// message marked ``ChappieInputMessage/isPartial``) are kept too.
     private func runRounds(appending messages: [ChappieInputMessage], replacing: Bool, model: String?,
-                           options: ChappieMessageOptions, emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
+                           options: ChappieMessageOptions, textFormat: ChappieJSONValue?,
+                           emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
+                           deliver: (@Sendable (ChappieStreamEvent) async -> Void)?) async throws -> ChappieResponse {
         var transcript = (replacing ? [] : state.transcript) + messages.map(ChappieTranscriptItem.message)
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
@@ -162,7 +189,9 @@ public actor ChappieClient {
         while true {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
-                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID)
+                                            reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID,
+                                            textFormat: textFormat, reasoningSummary: options.reasoningSummary?.rawValue,
+                                            verbosity: options.verbosity?.rawValue, strictToolNames: strictToolNames)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
             let response: ChappieResponse
             let head: HTTPResponseHead
@@ -188,7 +217,7 @@ public actor ChappieClient {
             }
             rounds += 1
             if rounds > configuration.maximumToolRounds { throw ChappieClientError.toolLoopLimitExceeded(configuration.maximumToolRounds) }
-            let results = try await executor.execute(calls, emit: emit)
+            let results = try await executor.execute(calls, emit: emit, deliver: deliver)
             transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
         }
     }
@@ -238,6 +267,11 @@ public actor ChappieClient {
         return (harness.tools + tools.values.sorted { $0.name < $1.name }.map(\.declaration)).filter { seen.insert($0.name).inserted }
     }
 
+    /// The host tools declared with `"strict": true` (typed tools).
+    private var strictToolNames: Set<String> {
+        Set(tools.values.filter(\.strict).map(\.name))
+    }
+
     /// Registers a host tool (replacing one with the same name) for later turns.
     public func register(_ tool: ChappieHostTool) {
         tools[tool.name] = tool
@@ -260,17 +294,18 @@ public actor ChappieClient {
         defer { leaveTurn() }
         guard (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
         let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,
-                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID)
+                                        tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID,
+                                        strictToolNames: strictToolNames)
         await runner.prewarm(body: body.json, sessionID: state.threadID)
     }
 
-    /// Waits until no other turn runs; turns start in call order.
-    private func enterTurn() async {
-        if turnInProgress {
-            await withCheckedContinuation { turnWaiters.append($0) }
-        } else {
-            turnInProgress = true
-        }
+    /// Waits until no other turn runs; turns start in call order. Throws
+    /// ``ChappieClientError/reentrantTurn`` at once when called from this client's own running
+    /// turn (a tool handler), which would otherwise wait forever for the turn waiting for it, and
+    /// `CancellationError` when the caller is cancelled while it waits.
+    private func enterTurn() async throws {
+        if Self.runningTurnOf.get() == ObjectIdentifier(self) { throw ChappieClientError.reentrantTurn }
+        try await turnGate.enter()
     }
 
     /// Applies the context changes asked for during the turn, then hands the turn to the next
@@ -281,7 +316,8 @@ public actor ChappieClient {
             for change in deferredChanges { change(&state, now) }
             deferredChanges.removeAll()
         }
-        if turnWaiters.isEmpty { turnInProgress = false } else { turnWaiters.removeFirst().resume() }
+        runningTurnCancelled.withLock { $0 = false }
+        turnGate.leave()
     }
 
     /// Changes the context once no turn runs (in call order with turns), and returns it. Called
@@ -294,7 +330,7 @@ public actor ChappieClient {
             change(&projected, time.now())
             return projected
         }
-        await enterTurn()
+        await turnGate.enterIgnoringCancellation()
         defer { leaveTurn() }
         change(&state, time.now())
         return state
@@ -302,8 +338,17 @@ public actor ChappieClient {
 
     // MARK: Context
 
-    /// A detached snapshot of the conversation.
-    public func context() -> ChappieClientContext { state }
+    /// A detached snapshot of the conversation. Right after a turn was cancelled (its stream's
+    /// consumer stopped reading, or its task was cancelled), it first waits for that turn to end,
+    /// so the snapshot holds the user's message and the text shown so far (marked
+    /// ``ChappieInputMessage/isPartial``): an app that saves on "Stop" loses nothing.
+    public func context() async -> ChappieClientContext {
+        if runningTurnCancelled.withLock({ $0 }), Self.runningTurnOf.get() != ObjectIdentifier(self) {
+            await turnGate.enterIgnoringCancellation()
+            turnGate.leave()
+        }
+        return state
+    }
 
     /// Starts a new conversation: empty transcript, no summary, a new thread id (prompt cache
     /// key); the session id and model are kept. A turn running meanwhile finishes first. Returns
@@ -341,47 +386,52 @@ public actor ChappieClient {
 
     /// Lets the model compact the conversation: remote compaction v2 (a `/codex/responses`
     /// request ending in a `compaction_trigger` item, see `RemoteCompaction`), else v1
-    /// (`POST /codex/responses/compact`, PROTOCOL §9), replaces the history with the user and
-    /// developer messages plus one opaque compaction item; when neither is available, a summary
+    /// (`POST /codex/responses/compact`), replaces the history with the user and
+    /// developer messages plus one opaque compaction item; when neither is available, and always
+    /// on a Sign in with ChatGPT sign-in (the public API has no compaction endpoint), a summary
     /// turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` (replacing
     /// the previous one, which it covers) and empties the transcript. Returns the new context.
     /// Throws ``ChappieClientError`` (`invalidResponse` for a compaction reply without its
     /// item); on error the context is unchanged.
     @discardableResult
     public func compactContext() async throws -> ChappieClientContext {
-        await enterTurn()
+        try await enterTurn()
         defer { leaveTurn() }
         let (runner, sessionID) = (runner, state.threadID)
-        if let transcript = try await RemoteCompaction.compact(
-            state.transcript, prefix: requestPrefix, model: state.model, instructions: harness.requestInstructions, tools: declaredTools,
-            promptCacheKey: state.threadID, send: { try await runner.run(body: $0, sessionID: sessionID, emit: { _ in }) }) {
-            state.transcript = transcript
-            state.compactedSummary = nil
-            state.updatedAt = time.now()
-            return state
-        }
-        let body: ChappieJSONValue = [
-            "model": .string(state.model), "instructions": .string(harness.requestInstructions),
-            "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
-            "parallel_tool_calls": .bool(!declaredTools.isEmpty),
-        ]
-        do {
-            let data = try await pipeline.sendJSON(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
-                                                   sessionID: state.threadID).body
-            guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
-                throw ChappieClientError.invalidResponse("the compaction answer has no output list")
+        // The public API has no remote compaction (SIWC.md §1: only /responses and /models):
+        // a Sign in with ChatGPT sign-in always gets the local, model-written summary.
+        if try await pipeline.backend() == .codex {
+            if let transcript = try await RemoteCompaction.compact(
+                state.transcript, prefix: requestPrefix, model: state.model, instructions: harness.requestInstructions, tools: declaredTools,
+                promptCacheKey: state.threadID, send: { try await runner.run(body: $0, sessionID: sessionID, emit: { _ in }) }) {
+                state.transcript = transcript
+                state.compactedSummary = nil
+                state.updatedAt = time.now()
+                return state
             }
-            state.transcript = output.compactMap(ChappieTranscriptItem.fromOutputItem)
-            state.updatedAt = time.now()
-            return state
-        } catch let error as ChappieClientError {
-            switch error {
-            case .httpError(let status, _) where status == 404 || status == 405 || status >= 500:
-                break
-            case .network, .invalidResponse:
-                break
-            default:
-                throw error
+            let body: ChappieJSONValue = [
+                "model": .string(state.model), "instructions": .string(harness.requestInstructions),
+                "input": .array(ChappieTranscriptItem.replayInput(state.transcript)), "tools": .array(declaredTools.map(ResponsesRequestBody.toolSpec)),
+                "parallel_tool_calls": .bool(!declaredTools.isEmpty),
+            ]
+            do {
+                let data = try await pipeline.sendJSON(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
+                                                       sessionID: state.threadID).body
+                guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
+                    throw ChappieClientError.invalidResponse("the compaction answer has no output list")
+                }
+                state.transcript = output.compactMap(ChappieTranscriptItem.fromOutputItem)
+                state.updatedAt = time.now()
+                return state
+            } catch let error as ChappieClientError {
+                switch error {
+                case .httpError(let status, _) where status == 404 || status == 405 || status >= 500:
+                    break
+                case .network, .invalidResponse:
+                    break
+                default:
+                    throw error
+                }
             }
         }
         let request = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions,
@@ -426,26 +476,44 @@ public actor ChappieClient {
 
     /// The live model catalog sorted by priority (best first). Entries the SDK cannot read are
     /// skipped. The catalog is cached with its `ETag` for 300 seconds, and dropped early when a
-    /// response's `x-models-etag` differs (PROTOCOL §8). Throws ``ChappieClientError``.
+    /// response's `x-models-etag` differs. Throws ``ChappieClientError``.
     public func models() async throws -> [ChappieModel] {
         try await models(forceRefresh: false)
     }
 
     /// The catalog, fetched again when `forceRefresh` is true. Throws ``ChappieClientError``.
+    ///
+    /// On a Sign in with ChatGPT sign-in the catalog is the public API's (`GET /v1/models`,
+    /// `{"models":[…]}`): only the entries it marks `visibility: "list"` are returned, in the
+    /// server's order. Either catalog belongs to the signed-in account: a sign-in to another
+    /// account (or route) fetches it anew.
     public func models(forceRefresh: Bool) async throws -> [ChappieModel] {
-        if !forceRefresh, let cache = modelCatalog, time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
+        let owner = await pipeline.credentials.catalogOwner()
+        if !forceRefresh, let cache = modelCatalog, cache.owner == owner,
+           time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
             return cache.models
         }
-        var components = URLComponents(url: configuration.endpoints.models, resolvingAgainstBaseURL: false)
+        let backend = try await pipeline.backend()
+        let url = backend.modelsURL(configuration.endpoints)
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? configuration.endpoints.models, body: nil,
-                                                       sessionID: state.threadID)
+        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? url, body: nil, sessionID: state.threadID)
         let root = try? ChappieJSONValue(jsonData: data)
-        guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
-            throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+        let models: [ChappieModel]
+        switch backend {
+        case .codex:
+            guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
+                throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+            }
+            models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
+        case .publicAPI:
+            guard let entries = root?[Wire.models]?.arrayValue else {
+                throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
+            }
+            models = entries.enumerated().compactMap { ChappieModel(publicCatalogEntry: $0.element, position: $0.offset) }
+                .filter { $0.visibility == ChappieModel.listedVisibility }
         }
-        let models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
-        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now())
+        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now(), owner: owner)
         return models
     }
 
@@ -473,8 +541,16 @@ public actor ChappieClient {
     }
 
     /// The account's usage limits from the rate-limits endpoint (`/wham/usage`). Throws ``ChappieClientError``.
+    ///
+    /// A Sign in with ChatGPT sign-in has no usage figures to read: the ChatGPT plan reports
+    /// neither a remaining share nor a reset time to apps. There it throws
+    /// ``ChappieClientError/publicAPI(_:)`` with ``ChappieAPIError/Code/usageFiguresUnavailable``
+    /// at once, without a request; link to ``ChappieAPIError/manageUsageURL-type.property`` ("Manage usage") instead.
     public func usageLimits() async throws -> ChappieUsageLimitSnapshot {
-        try UsagePayload.snapshot(from: try await get(configuration.endpoints.usage))
+        if try await pipeline.backend() == .publicAPI {
+            throw ChappieClientError.publicAPI(ChappieAPIError(code: .usageFiguresUnavailable))
+        }
+        return try UsagePayload.snapshot(from: try await get(configuration.endpoints.usage))
     }
 
     /// An authorized `GET` through the pipeline; returns the body. Throws ``ChappieClientError``.
@@ -496,4 +572,6 @@ struct ModelCatalogCache: Sendable {
     var models: [ChappieModel]
     var etag: String?
     var fetchedAt: Date
+    /// Whose catalog it is (``CredentialManager/catalogOwner()``): another account's is never used.
+    var owner: String?
 }

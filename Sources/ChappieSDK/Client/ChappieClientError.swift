@@ -35,9 +35,26 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     case responseIncomplete(reason: String)
     /// The stream closed before `response.completed`.
     case streamEndedBeforeCompletion
+    /// A turn (`send`, `stream`, `response`, `compactContext()`) was started on this client from
+    /// one of its own tool handlers: it would wait forever for the turn that waits for the
+    /// handler, so nothing was sent. Start it after that turn ends, or on another client.
+    case reentrantTurn
+    /// The server refused to open the streaming WebSocket: it answered the upgrade request with
+    /// this HTTP status instead of switching protocols (404 Not Found, 421 Misdirected Request, …).
+    /// `url` is the socket's address without query (scheme, host, port and path), so the message
+    /// names the server that refused. Check the backend address or a proxy in between, or use the
+    /// HTTP transport (``ChappieStreamingTransportPolicy``).
+    case webSocketUpgradeRefused(status: Int, url: String)
+    /// The server ended the streaming connection at its time limit after part of the reply was
+    /// shown, so the reply is incomplete. The text shown stays in the conversation as a partial
+    /// message; send the message again to get a whole reply (it goes over a new connection).
+    /// Before any text is shown Chappie opens a new connection and resends by itself, once.
+    case webSocketConnectionLimitReached
     /// No bytes arrived within the idle timeout (seconds).
     case idleTimeout(TimeInterval)
     /// The network failed; `mayHaveReachedServer` tells whether the request may have been processed.
+    /// The message names the address that failed, without its query ("could not reach
+    /// https://chatgpt.com/backend-api/codex/responses: connection refused").
     case network(String, mayHaveReachedServer: Bool)
     /// The server answered in a shape the SDK does not understand.
     case invalidResponse(String)
@@ -46,11 +63,15 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     /// The configured endpoints may not carry the credential (plain http to another machine, or a
     /// foreign backend with the OpenAI issuer); nothing was sent. See ``ChappieEndpoints``.
     case insecureEndpoint(ChappieEndpointError)
+    /// A failure of the public Responses API that a Sign in with ChatGPT sign-in uses, or a
+    /// request Chappie refused before sending it there; branch on its ``ChappieAPIError/code``.
+    case publicAPI(ChappieAPIError)
 
     /// True when signing in again is the only way forward.
     public var requiresReauthentication: Bool {
         switch self {
         case .missingCredential, .missingRefreshToken, .missingAccountID, .reauthenticationRequired: true
+        case .publicAPI(let error): error.requiresPlanUsageConsent
         default: false
         }
     }
@@ -78,11 +99,16 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .responseFailed(let code, let message): "The response failed\(code.map { " (\($0))" } ?? ""): \(message)"
         case .responseIncomplete(let reason): "The response ended early: \(reason)."
         case .streamEndedBeforeCompletion: "The connection closed before the response completed."
+        case .reentrantTurn: "A tool handler started a turn on the client whose turn it runs in; start it after that turn, or on another client."
+        case .webSocketUpgradeRefused(let status, let url):
+            "The server refused the WebSocket at \(url): HTTP \(status) instead of switching protocols."
+        case .webSocketConnectionLimitReached: "The server ended the streaming connection at its time limit before the reply completed."
         case .idleTimeout(let seconds): "No data from the server for \(Int(seconds)) seconds."
-        case .network(let message, _): "Network error: \(message)"
+        case .network(let message, _): DisplayedURL.sentence(message, lead: "Network error: ")
         case .invalidResponse(let message): "Unexpected answer from the server: \(message)"
         case .credentialStore(let message): "The saved sign-in could not be used: \(message)"
         case .insecureEndpoint(let error): error.description
+        case .publicAPI(let error): error.description
         }
     }
 }

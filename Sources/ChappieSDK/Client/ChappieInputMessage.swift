@@ -5,6 +5,11 @@ public struct ChappieMessageOptions: Sendable, Hashable, Codable {
     /// A specific reasoning effort (`minimal`, `low`, `medium`, `high`, `xhigh`, or newer values);
     /// nil uses the model's default. Ignored when `fastMode` is on.
     public var reasoningEffort: String?
+    /// A summary of the model's reasoning, streamed as ``ChappieStreamEvent/reasoningSummaryDelta(_:)``;
+    /// nil asks for none.
+    public var reasoningSummary: ChappieReasoningSummary?
+    /// How long the answer should be; nil for the model's default.
+    public var verbosity: ChappieTextVerbosity?
 
     /// Creates options.
     public init(fastMode: Bool = false, reasoningEffort: String? = nil) {

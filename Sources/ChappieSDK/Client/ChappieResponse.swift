@@ -1,4 +1,4 @@
-/// Token counts of one response (PROTOCOL §5.3). `inputTokens` already includes `cachedInputTokens`.
+/// Token counts of one response. `inputTokens` already includes `cachedInputTokens`.
 public struct ChappieTokenUsage: Sendable, Hashable, Codable {
     /// Input tokens, cached ones included.
     public var inputTokens: Int
@@ -53,9 +53,9 @@ public struct ChappieResponse: Sendable, Hashable, Codable {
 
 /// The transport a response streamed over.
 public enum ChappieStreamingTransport: String, Sendable, Hashable, Codable {
-    /// The Responses WebSocket (`wss://…/codex/responses`, PROTOCOL §6).
+    /// The Responses WebSocket (`wss://…/codex/responses`).
     case webSocket = "websocket"
-    /// HTTP with server-sent events (`POST …/codex/responses`, PROTOCOL §4–5).
+    /// HTTP with server-sent events (`POST …/codex/responses`).
     case httpSSE = "http"
 }
 

@@ -1,4 +1,4 @@
-/// One item of a conversation as the backend sees it (PROTOCOL §4.4): a message, a function call
+/// One item of a conversation as the backend sees it: a message, a function call
 /// the model made, the output the app returned for it, or a reasoning item replayed verbatim.
 public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// A message from the system, developer, user or assistant.
@@ -11,7 +11,7 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// thought across `store:false` turns; its server `id` is removed.
     case reasoning(ChappieJSONValue)
     /// A server compaction item (`encrypted_content`) that stands for the history it replaced
-    /// (PROTOCOL §9); replayed at the head of later requests.
+    /// (``ChappieClient/compactContext()``); replayed at the head of later requests.
     case compaction(ChappieJSONValue)
 
     /// The message, when this is one.

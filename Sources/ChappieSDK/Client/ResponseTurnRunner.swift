@@ -49,20 +49,29 @@ struct ResponseTurnRunner: Sendable {
 
     private func runReportingHead(body: ChappieJSONValue, sessionID: String, handler: inout ResponseEventHandler,
                                   emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> (response: ChappieResponse, head: HTTPResponseHead) {
+        // The credential's route picks the backend; the public API takes HTTP/SSE only, and its
+        // own allowlisted body (SIWC.md §4.2).
+        if try await pipeline.backend() == .publicAPI {
+            let allowed = PublicAPIRequestBody.make(from: body, omitting: await streaming.refusedFields)
+            return try await runHTTP(body: Data(allowed.jsonString.utf8), backend: .publicAPI, sessionID: sessionID, handler: &handler,
+                                     emit: emit)
+        }
         // Encoded for HTTP only when it goes there: a WebSocket turn encodes just its frame (the
         // new items on a kept socket), so it costs what it adds, not the whole conversation.
         if await streaming.shouldTryWebSocket(policy: transportPolicy) {
             let coordinator = WebSocketStreamCoordinator(runner: self)
             switch try await coordinator.run(body: body, sessionID: sessionID, handler: &handler, emit: emit) {
-            case .completed(var response):
+            case .completed(var response, let handshakeHeaders):
                 response.transport = .webSocket
-                return (response, HTTPResponseHead(status: 101, headers: [:]))
+                // The socket's handshake head: its x-models-etag tells the client whether its
+                // model catalog is current, as an HTTP response's head does.
+                return (response, HTTPResponseHead(status: 101, headers: handshakeHeaders))
             case .fallBack(let sticky):
                 if sticky { await streaming.disableWebSocket() }
                 pipeline.logger(.warning, "websocket.fallback", ["sticky": "\(sticky)"])
             }
         }
-        return try await runHTTP(body: Data(body.jsonString.utf8), sessionID: sessionID, handler: &handler, emit: emit)
+        return try await runHTTP(body: Data(body.jsonString.utf8), backend: .codex, sessionID: sessionID, handler: &handler, emit: emit)
     }
 
     /// Opens the WebSocket and warms it (PROTOCOL §6.3): a `response.create` with the request's
@@ -70,7 +79,8 @@ struct ResponseTurnRunner: Sendable {
     /// on a connection that is already up. Best effort: any failure is logged and forgotten (a
     /// platform without WebSocket support still marks the session for HTTP/SSE).
     func prewarm(body: ChappieJSONValue, sessionID: String) async {
-        guard await streaming.shouldTryWebSocket(policy: transportPolicy), var object = body.objectValue else { return }
+        guard await streaming.shouldTryWebSocket(policy: transportPolicy), (try? await pipeline.backend()) == .codex,
+              var object = body.objectValue else { return }
         object[Wire.input] = []
         var handler = ResponseEventHandler()
         do {
@@ -82,29 +92,55 @@ struct ResponseTurnRunner: Sendable {
         }
     }
 
-    /// Sends the request over HTTP/SSE through the pipeline.
-    private func runHTTP(body: Data, sessionID: String, handler: inout ResponseEventHandler,
+    /// Sends the request over HTTP/SSE through the pipeline, to `backend`: on the ChatGPT/Codex
+    /// backend with its turn state, rate-limit headers and zstd; on the public API with none of
+    /// them, an answer's `Content-Type` checked and its request id kept in its errors.
+    private func runHTTP(body: Data, backend: InferenceBackend, sessionID: String, handler: inout ResponseEventHandler,
                          emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> (response: ChappieResponse, head: HTTPResponseHead) {
+        do {
+            return try await runHTTPThroughPipeline(body: body, backend: backend, sessionID: sessionID, handler: &handler, emit: emit)
+        } catch ChappieClientError.publicAPI(let error) where error.code == .unsupportedCapability {
+            // Never sent again as it was: an optional field the server named is left out from now on.
+            if let param = error.param { await streaming.refuse(param: param) }
+            throw ChappieClientError.publicAPI(error)
+        }
+    }
+
+    private func runHTTPThroughPipeline(body: Data, backend: InferenceBackend, sessionID: String, handler: inout ResponseEventHandler,
+                                        emit: @Sendable (ChappieStreamEvent) -> Void) async throws
+        -> (response: ChappieResponse, head: HTTPResponseHead) {
         let requestID = UUID().uuidString.lowercased()
         let policy = pipeline.policy
+        let url = backend.responsesURL(pipeline.endpoints)
         var attempt = 0
         // Compressed once, sent as is on every attempt.
-        let compressed = compressesRequests ? ZstdCompression.compress(body) : nil
+        let compressed = backend == .codex && compressesRequests ? ZstdCompression.compress(body) : nil
+        handler.backend = backend
         return try await pipeline.perform("responses") { authorization in
             attempt += 1
             pipeline.logger(.debug, "responses.request", ["request_id": requestID, "attempt": "\(attempt)"])
-            var headers = authorization.headers + pipeline.standardHeaders(sessionID: sessionID)
-            if let state = turnState.value { headers.append((TurnState.headerName, state)) }
+            var headers = try authorization.headers(to: url, endpoints: pipeline.endpoints) + pipeline.standardHeaders(for: backend, sessionID: sessionID)
+            if backend == .codex, let state = turnState.value { headers.append((TurnState.headerName, state)) }
             if compressed != nil { headers.append(ZstdCompression.contentEncoding) }
-            let request = HTTPRequest(method: "POST", url: pipeline.endpoints.responses, headers: headers, body: compressed ?? body,
+            let request = HTTPRequest(method: "POST", url: url, headers: headers, body: compressed ?? body,
                                       idleTimeout: policy.streamIdleTimeout, headTimeout: policy.responseHeadTimeout,
                                       maximumBodyBytes: policy.maximumStreamBytes)
             let (head, bytes) = try await pipeline.open(request)
-            turnState.record(head.header(TurnState.headerName))
-            if let usage = RateLimitHeaders.snapshot(from: head.headers, now: pipeline.time.now()) { emit(.usageLimits(usage)) }
+            switch backend {
+            case .codex:
+                turnState.record(head.header(TurnState.headerName))
+                if let usage = RateLimitHeaders.snapshot(from: head.headers, now: pipeline.time.now()) { emit(.usageLimits(usage)) }
+            case .publicAPI:
+                handler.requestID = PublicAPIErrorMapping.requestID(in: head.headers)
+                if let contentType = head.header(Wire.contentType), !Self.isEventStream(contentType) {
+                    bytes.cancel()
+                    pipeline.logger(.warning, "responses.wrong_content_type", ["request_id": handler.requestID ?? "none"])
+                    throw ChappieClientError.invalidResponse("the stream's Content-Type is not text/event-stream")
+                }
+            }
             handler.beginAttempt()
             do {
-                var response = try await consume(bytes, with: &handler, emit: emit)
+                var response = try await consume(bytes, with: &handler, endsAtDone: backend == .publicAPI, emit: emit)
                 response.transport = .httpSSE
                 // Let the body end on its own (the server closes the chunked body right after
                 // `response.completed`) so the connection is reused for the next request.
@@ -121,7 +157,7 @@ struct ResponseTurnRunner: Sendable {
                     if !handler.hasShownOutput { throw BackendFailure.transient(.streamEndedBeforeCompletion) }
                     throw ChappieClientError.streamEndedBeforeCompletion
                 default:
-                    throw pipeline.failure(for: error, idleTimeout: policy.streamIdleTimeout).finalError
+                    throw pipeline.failure(for: error, idleTimeout: policy.streamIdleTimeout, url: url).finalError
                 }
             } catch {
                 bytes.cancel()
@@ -130,12 +166,25 @@ struct ResponseTurnRunner: Sendable {
         }
     }
 
-    /// Reads SSE events until `response.completed`, a terminal failure, or the end of the body.
-    private func consume(_ bytes: HTTPByteStream, with handler: inout ResponseEventHandler,
+    /// Whether a `Content-Type` value names an SSE stream (`text/event-stream`, any parameters).
+    /// The public API may send a valid stream without one (SIWC.md §4.3): only a different one is refused.
+    static func isEventStream(_ contentType: String) -> Bool {
+        contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == Wire.eventStream
+    }
+
+    /// Reads SSE events until `response.completed`, a terminal failure, or the end of the body;
+    /// with `endsAtDone`, a `[DONE]` before `response.completed` ends it as interrupted (the
+    /// public API, SIWC.md §4.3; elsewhere it is skipped as the Codex CLI does).
+    private func consume(_ bytes: HTTPByteStream, with handler: inout ResponseEventHandler, endsAtDone: Bool,
                          emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieResponse {
         var parser = SSEParser()
+        var done = false
         func handle(_ events: [SSEEvent]) throws -> ChappieResponse? {
             for event in events {
+                if endsAtDone, event.data == Wire.done {
+                    done = true
+                    return nil
+                }
                 guard let decoded = ResponsesEvent.decode(event.data, fallbackType: event.type) else { continue }
                 if case .turnState(let state) = decoded { turnState.record(state) }
                 if let response = try handler.handle(decoded, emit: emit) { return response }
@@ -145,8 +194,9 @@ struct ResponseTurnRunner: Sendable {
         do {
             for try await chunk in bytes {
                 if let response = try handle(try parser.feed(chunk)) { return response }
+                if done { break }
             }
-            if let response = try handle(try parser.finish()) { return response }
+            if !done, let response = try handle(try parser.finish()) { return response }
         } catch let failure as SSEParser.Failure {
             if case .tooLarge(let bytes) = failure { throw ChappieClientError.invalidResponse("an event was larger than \(bytes) bytes") }
         }
@@ -157,6 +207,9 @@ struct ResponseTurnRunner: Sendable {
 
     private enum Wire {
         static let input = "input"
+        static let contentType = "content-type"
+        static let eventStream = "text/event-stream"
+        static let done = "[DONE]"
         /// Seconds a finished response's body may take to end before its connection is closed.
         static let releaseSeconds: TimeInterval = 5
     }

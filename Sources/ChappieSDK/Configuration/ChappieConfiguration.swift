@@ -6,7 +6,8 @@ import Foundation
 /// qualified by the issuer when it is not OpenAI's.
 public struct ChappieConfiguration: Sendable {
     /// Namespace of the stored credential (Keychain service on Apple platforms, folder on Linux);
-    /// qualified by the issuer when it is not OpenAI's (see ``credentialKey``).
+    /// qualified by the issuer when it is not OpenAI's (see ``credentialKey``). Default
+    /// ``defaultKeychainService``, derived from the app's bundle identifier or executable name.
     public var keychainService: String
     /// Credential slot inside the service; use one per app user to keep accounts apart.
     public var keychainAccount: String
@@ -33,7 +34,8 @@ public struct ChappieConfiguration: Sendable {
     public var streamIdleTimeout: TimeInterval
     /// Seconds from sending a request until the response head must arrive (connect, TLS, the
     /// server's first answer); a server that accepts the connection and never answers fails
-    /// after this, not after ``streamIdleTimeout``. Default 30.
+    /// after this, not after ``streamIdleTimeout``, and is not asked again (a refused
+    /// connection or a 5xx answer is retried twice). Default 30.
     public var responseHeadTimeout: TimeInterval = 30
     /// Most tool-call rounds in one turn before ``ChappieClientError/toolLoopLimitExceeded(_:)``.
     public var maximumToolRounds: Int
@@ -46,7 +48,7 @@ public struct ChappieConfiguration: Sendable {
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
-        keychainService: String = "com.chappie.sdk",
+        keychainService: String = ChappieConfiguration.defaultKeychainService,
         keychainAccount: String = "default",
         keychainAccessGroup: String? = nil,
         keychainAccessibility: ChappieKeychainAccessibility = .whenUnlockedThisDeviceOnly,
@@ -86,7 +88,7 @@ public struct ChappieConfiguration: Sendable {
     /// The credential slot this configuration reads and writes: (`keychainService`,
     /// `keychainAccount`) with the OpenAI issuer. With any other issuer the service is qualified by
     /// that issuer, `<keychainService>.issuer.<scheme>://<host>:<port><path>` (for an emulator
-    /// `com.chappie.sdk.issuer.http://127.0.0.1:8765`), so a sign-in through an emulator or a proxy
+    /// `com.example.notes.chappie.issuer.http://127.0.0.1:8765`), so a sign-in through an emulator or a proxy
     /// never replaces the ChatGPT sign-in, and the ChatGPT tokens are never sent to another issuer
     /// or its backend. Seed test credentials under this key.
     public var credentialKey: ChappieCredentialKey {

@@ -8,10 +8,13 @@ public struct ChappieStreamingTransportPolicy: Sendable, Hashable, Codable {
     public var prefersWebSocket: Bool
     /// Reconnects after a WebSocket drops mid-stream before giving up on it.
     public var maxWebSocketReconnectionAttempts: Int
-    /// After WebSocket keeps failing, use HTTP/SSE for the rest of the session.
+    /// After WebSocket keeps failing, use HTTP/SSE for the rest of the session. A WebSocket that
+    /// is not open within 15 seconds (a server that takes the connection and never answers the
+    /// upgrade) is not retried: the turn goes over HTTP/SSE at once, or, without the fallback,
+    /// fails with ``ChappieClientError/network(_:mayHaveReachedServer:)``.
     public var fallsBackToHTTPSSE: Bool
     /// Open and warm the WebSocket as soon as the client is created (a `response.create` with
-    /// `"generate": false` and no input, PROTOCOL §6.3), so the first turn streams on a connection
+    /// `"generate": false` and no input), so the first turn streams on a connection
     /// that is already up and goes out incremental. Only with `prefersWebSocket`.
     public var prewarmsWebSocket: Bool
 

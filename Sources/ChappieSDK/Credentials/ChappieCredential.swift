@@ -1,6 +1,6 @@
 import Foundation
 
-/// The tokens of one signed-in ChatGPT account, as issued by the token endpoint (PROTOCOL §1.3, §2.2).
+/// The tokens of one signed-in ChatGPT account, as issued by the token endpoint.
 ///
 /// Apps never read the tokens: the properties are internal, `description`, `debugDescription` and
 /// the mirror show only non-secret facts, and the type is `Decodable` but not `Encodable`, so app

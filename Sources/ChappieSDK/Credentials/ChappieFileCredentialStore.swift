@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Stores each credential as a JSON file: the Linux default (DESIGN §3).
+/// Stores each credential as a JSON file: the Linux default.
 ///
 /// Layout: `<directory>/<service>/<account>.json`, where `<directory>` defaults to
 /// `$XDG_DATA_HOME/chappie/credentials` (else `~/.local/share/chappie/credentials`). Folders are
@@ -40,16 +40,9 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         self.directory = directory ?? Self.defaultDirectory()
     }
 
-    /// `$XDG_DATA_HOME/chappie/credentials`, or `~/.local/share/chappie/credentials`.
+    /// `$XDG_DATA_HOME/chappie/credentials`, or `$HOME/.local/share/chappie/credentials`.
     public static func defaultDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            base = URL(fileURLWithPath: xdg, isDirectory: true)
-        } else {
-            base = UserHomeDirectory.url.appending(path: ".local/share", directoryHint: .isDirectory)
-        }
-        return base.appending(path: "chappie/credentials", directoryHint: .isDirectory)
+        UserHomeDirectory.dataHome().appending(path: "chappie/credentials", directoryHint: .isDirectory)
     }
 
     /// Reads the credential. Throws ``ChappieCredentialStoreError`` for an unsafe or damaged file, or
@@ -66,8 +59,14 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
     }
 
     private func readCredential(for key: ChappieCredentialKey) throws -> ChappieCredential? {
-        guard try secureFolder(for: key, creating: false) != nil else { return nil }
-        let path = fileURL(for: key).path
+        guard let folder = try secureFolder(for: key, creating: false) else { return nil }
+        recoverLeftoverSave(for: key, in: folder)
+        return try readFile(fileURL(for: key).path)
+    }
+
+    /// The credential in the file at `path`, or nil when there is none. Throws
+    /// ``ChappieCredentialStoreError`` for an unsafe or damaged file.
+    func readFile(_ path: String) throws -> ChappieCredential? {
         // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if descriptor < 0 {
@@ -98,7 +97,7 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
     public func saveCredential(_ credential: ChappieCredential, for key: ChappieCredentialKey) async throws {
         let folder = try ensureFolder(for: key)
         let target = fileURL(for: key).path
-        let temporary = folder.appending(path: ".\(UUID().uuidString).tmp").path
+        let temporary = folder.appending(path: Self.temporaryName(for: fileURL(for: key))).path
         let data = try credential.encodedForStorage()
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -134,6 +133,8 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         if unlink(path) != 0 && errno != ENOENT {
             throw ChappieCredentialStoreError.io("delete failed: \(String(cString: strerror(errno)))")
         }
+        // A save a killed process left behind must not bring the credential back.
+        for leftover in leftoverSaves(for: key) { unlink(leftover) }
     }
 
     /// Holds an exclusive `flock` on `<account>.lock` beside the credential while `body` runs, so
@@ -144,8 +145,7 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
     /// Throws ``ChappieCredentialStoreError`` when the lock file cannot be opened, is not a regular
     /// file of this user's, or stays locked too long.
     public func withRefreshLock<Result: Sendable>(for key: ChappieCredentialKey, _ body: @Sendable () async throws -> Result) async throws -> Result {
-        let folder = try ensureFolder(for: key)
-        let path = folder.appending(path: Self.safeName(key.account) + ".lock").path
+        let path = lockPath(for: key, in: try ensureFolder(for: key))
         do {
             return try await AdvisoryFileLock.withLock(path: path, timeout: Self.lockTimeout) { try await body() }
         } catch let failure as AdvisoryFileLock.Failure {
@@ -291,7 +291,7 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         }
     }
 
-    private func readAll(_ descriptor: Int32) throws -> Data {
+    func readAll(_ descriptor: Int32) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -306,7 +306,7 @@ public final class ChappieFileCredentialStore: ChappieCredentialStore {
         }
     }
 
-    private func syncFolder(_ path: String) {
+    func syncFolder(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         fsync(descriptor)

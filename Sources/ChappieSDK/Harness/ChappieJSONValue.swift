@@ -80,11 +80,36 @@ public enum ChappieJSONValue: Sendable, Hashable, Codable {
     }
 
     /// Compact JSON text with sorted keys (stable output for logs and tests).
+    ///
+    /// Characters that can drive or mislead a terminal even inside a string are written as
+    /// `\uXXXX` escapes (the same JSON value): the C1 controls U+0080–U+009F (U+009B starts a
+    /// control sequence), the bidirectional marks, embeddings, overrides and isolates (U+061C,
+    /// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the line and paragraph separators
+    /// U+2028 and U+2029.
     public var jsonString: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        // Every character escaped here starts with one of these UTF-8 lead bytes.
+        guard data.contains(where: { $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) else { return String(decoding: data, as: UTF8.self) }
+        var text = ""
+        text.reserveCapacity(data.count)
+        for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+            if Self.escapedInText(scalar) {
+                text += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16, uppercase: true)
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    /// Whether `jsonString` writes `scalar` as an escape (see there).
+    private static func escapedInText(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// The string, when this is a string.

@@ -1,4 +1,4 @@
-/// A model from the live catalog (`GET /codex/models`, PROTOCOL §8).
+/// A model from the live catalog (`GET /codex/models`).
 public struct ChappieModel: Sendable, Hashable, Codable, Identifiable {
     /// The slug sent in requests, e.g. `gpt-5.5`.
     public var slug: String
@@ -64,6 +64,22 @@ public struct ChappieModel: Sendable, Hashable, Codable, Identifiable {
             defaultReasoningLevel: entry[Wire.defaultReasoningLevel]?.stringValue,
             contextWindow: entry[Wire.contextWindow]?.intValue)
     }
+
+    /// Reads one entry of the public API's catalog (`GET /v1/models`, SIWC.md §4.1) at
+    /// `position` in the server's order; nil without a slug. Its documented fields are `slug`,
+    /// `display_name` and `visibility` (an entry without one is not listed); fields of the Codex
+    /// catalog are read when present, unknown ones ignored. Every entry is usable in requests
+    /// and takes text unless it says otherwise; the server's order is the priority.
+    init?(publicCatalogEntry value: ChappieJSONValue, position: Int) {
+        guard var model = ChappieModel(catalogEntry: value), let entry = value.objectValue else { return nil }
+        model.supportedInAPI = entry[Wire.supportedInAPI]?.boolValue ?? true
+        model.priority = position
+        model.visibility = entry[Wire.visibility]?.stringValue ?? ""
+        self = model
+    }
+
+    /// The `visibility` of a model that pickers show.
+    static let listedVisibility = "list"
 
     private enum Wire {
         static let slug = "slug"

@@ -6,8 +6,9 @@ import Foundation
 /// ``RequestPipeline`` acts on it: refresh and retry once, wait and retry, or fail.
 enum BackendFailure: Error, Sendable {
     /// HTTP 401: refresh the credential once and retry with a new header. The code, when the
-    /// backend gave one (`token_expired`, …), goes into the final error if the retry fails too.
-    case unauthorized(code: String?)
+    /// backend gave one (`token_expired`, …), goes into the final error if the retry fails too;
+    /// `error`, when given, is that final error instead (the public API's own).
+    case unauthorized(code: String?, error: ChappieClientError? = nil)
     /// A 429 that is not a usage limit: wait (the server's `Retry-After`, capped, or the back-off
     /// policy) and retry; `error` is what the caller gets once retries run out.
     case rateLimited(retryAfter: TimeInterval?, error: ChappieClientError)
@@ -15,8 +16,13 @@ enum BackendFailure: Error, Sendable {
     /// number of times; `error` is what the caller gets once retries run out.
     case transient(ChappieClientError)
     /// The WebSocket's 60-minute limit (`websocket_connection_limit_reached`, status 400): open
-    /// a new socket.
+    /// a new socket and send the full request, once, while nothing was shown; otherwise
+    /// ``ChappieClientError/webSocketConnectionLimitReached``.
     case connectionLimitReached
+    /// The server no longer has the response an incremental WebSocket request chained onto
+    /// (`previous_response_not_found`, status 400): send the request again in full, once; `error`
+    /// is what the caller gets otherwise.
+    case previousResponseNotFound(ChappieClientError)
     /// Not worth retrying.
     case terminal(ChappieClientError)
 
@@ -33,6 +39,8 @@ enum BackendFailure: Error, Sendable {
             return .rateLimited(retryAfter: retryAfter(headers[Wire.retryAfter]), error: .httpError(status, error.message))
         case 400 where code == Wire.connectionLimitReached:
             return .connectionLimitReached
+        case 400 where code == Wire.previousResponseNotFound:
+            return .previousResponseNotFound(ResponsesErrorMapping.http(status: status, error: error, usage: nil))
         case 300..<400:
             return .terminal(.httpError(status, "the server answered with a redirect, which Chappie never follows"))
         case 503 where code == Wire.serverIsOverloaded || code == Wire.slowDown:
@@ -55,16 +63,19 @@ enum BackendFailure: Error, Sendable {
     /// The error a caller gets for this failure when it is not (or no longer) retried.
     var finalError: ChappieClientError {
         switch self {
-        case .unauthorized(let code):
+        case .unauthorized(_, let error?):
+            error
+        case .unauthorized(let code, nil):
             .reauthenticationRequired("the backend rejected the renewed session (HTTP 401\(code.map { ", \($0)" } ?? ""))")
-        case .rateLimited(_, let error), .transient(let error), .terminal(let error): error
-        case .connectionLimitReached: .httpError(400, "the WebSocket connection limit was reached")
+        case .rateLimited(_, let error), .transient(let error), .terminal(let error), .previousResponseNotFound(let error): error
+        case .connectionLimitReached: .webSocketConnectionLimitReached
         }
     }
 
     private enum Wire {
         static let retryAfter = "retry-after"
         static let connectionLimitReached = "websocket_connection_limit_reached"
+        static let previousResponseNotFound = "previous_response_not_found"
         static let serverIsOverloaded = "server_is_overloaded"
         static let slowDown = "slow_down"
     }

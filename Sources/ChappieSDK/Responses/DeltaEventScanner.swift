@@ -276,14 +276,19 @@ struct DeltaEventScanner {
         return true
     }
 
-    /// Skips a number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// Skips a number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]{1,2})?`. An integer
+    /// part of more than ``maximumIntegerDigits`` digits or a longer exponent is handed back
+    /// (false): the full decoder rejects a number a `Double` cannot hold, and real events never
+    /// carry one.
     private mutating func skipNumber() -> Bool {
         _ = consume(UInt8(ascii: "-"))
         if consume(UInt8(ascii: "0")) {
             // a leading zero stands alone
         } else {
             guard let first = peek, (0x31...0x39).contains(first) else { return false }
+            let start = index
             skipDigits()
+            guard index - start <= Self.maximumIntegerDigits else { return false }
         }
         if consume(UInt8(ascii: ".")) {
             guard let digit = peek, (0x30...0x39).contains(digit) else { return false }
@@ -292,10 +297,16 @@ struct DeltaEventScanner {
         if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
             if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
             guard let digit = peek, (0x30...0x39).contains(digit) else { return false }
+            let start = index
             skipDigits()
+            guard index - start <= 2 else { return false }
         }
         return true
     }
+
+    /// The longest integer part skipped in place: with an exponent of at most 99 the number stays
+    /// well inside a `Double`'s range (1.8e308).
+    static let maximumIntegerDigits = 200
 
     private mutating func skipDigits() {
         while let byte = peek, (0x30...0x39).contains(byte) { index += 1 }

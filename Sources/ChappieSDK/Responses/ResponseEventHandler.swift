@@ -1,6 +1,10 @@
 /// Turns decoded Responses events into consumer events and the final response, the same way for
 /// SSE and WebSocket: deltas pass through the ``ReplayGuard``s, terminal events end the attempt.
 struct ResponseEventHandler: Sendable {
+    /// Whose error codes the failure events carry (the public API maps its own, SIWC.md §6.3).
+    var backend = InferenceBackend.codex
+    /// The request id of the running attempt's answer (`x-request-id`), kept in its errors.
+    var requestID: String?
     private var accumulator = ResponseAccumulator()
     private var text = ReplayGuard()
     private var reasoning = ReplayGuard()
@@ -35,12 +39,16 @@ struct ResponseEventHandler: Sendable {
             if let added = accumulator.itemDone(item), let fresh = try text.accept(added) { emit(.textDelta(fresh)) }
         case .completed(let id, let model, let usage):
             return accumulator.response(id: id, model: model, usage: usage)
+        case .failed(let error) where backend == .publicAPI:
+            throw publicAPIFailure(error, status: nil)
         case .failed(let error):
             let failure = ResponsesErrorMapping.failed(error)
             pendingFailure = failure
             throw failure
         case .incomplete(let reason):
             throw ChappieClientError.responseIncomplete(reason: reason)
+        case .error(let status, let error) where backend == .publicAPI:
+            throw publicAPIFailure(error, status: status)
         case .error(let status, let error):
             // Classified like an HTTP answer with that status. Before any text was shown, a
             // retryable one (a 429, a 5xx, the WebSocket's connection limit) goes to the pipeline
@@ -55,5 +63,13 @@ struct ResponseEventHandler: Sendable {
             break
         }
         return nil
+    }
+
+    /// A failure event of the public API: retried (a ``BackendFailure``) only while nothing was
+    /// shown and only for its "unavailable" codes; otherwise the typed error, kept as pending.
+    private mutating func publicAPIFailure(_ error: ServerErrorBody, status: Int?) -> any Error {
+        let failure = PublicAPIErrorMapping.streamFailure(error, status: status, requestID: requestID, shown: hasShownOutput)
+        pendingFailure = (failure as? BackendFailure)?.finalError ?? failure as? ChappieClientError
+        return failure
     }
 }

@@ -69,7 +69,8 @@ enum ResponsesEvent: Sendable, Equatable {
             let status = (object[Wire.status] ?? object[Wire.statusCode])?.intValue
             let body: ServerErrorBody = object[Wire.error]?.objectValue != nil
                 ? ServerErrorBody(object: object, status: status ?? 200)
-                : ServerErrorBody(code: object[Wire.code]?.stringValue, message: Redaction.clean(object[Wire.message]?.stringValue ?? "stream error"))
+                : ServerErrorBody(code: object[Wire.code]?.stringValue, message: Redaction.clean(object[Wire.message]?.stringValue ?? "stream error"),
+                                  param: object[Wire.param]?.stringValue)
             return .error(status: status, body)
         case "response.metadata":
             let headers = object[Wire.headers]?.objectValue ?? response?[Wire.headers]?.objectValue
@@ -135,6 +136,7 @@ enum ResponsesEvent: Sendable, Equatable {
         static let statusCode = "status_code"
         static let code = "code"
         static let message = "message"
+        static let param = "param"
         static let inputTokens = "input_tokens"
         static let outputTokens = "output_tokens"
         static let totalTokens = "total_tokens"

@@ -10,6 +10,15 @@ struct ResponsesRequestBody: Sendable {
     var tools: [ChappieHarnessTool]
     var reasoningEffort: String?
     var promptCacheKey: String
+    /// `text.format` (`{"type":"json_schema","strict":true,"schema":…,"name":…}`, PROTOCOL §4.3;
+    /// the Codex CLI's `--output-schema`); the `text` key is sent only when set.
+    var textFormat: ChappieJSONValue? = nil
+    /// `reasoning.summary` (`auto`, `concise`, `detailed`); sent only when set.
+    var reasoningSummary: String? = nil
+    /// `text.verbosity` (`low`, `medium`, `high`); sent only when set.
+    var verbosity: String? = nil
+    /// Tools whose spec says `"strict": true` (typed tools, whose schemas meet strict mode's rules).
+    var strictToolNames: Set<String> = []
 
     /// The JSON object.
     var json: ChappieJSONValue {
@@ -17,7 +26,7 @@ struct ResponsesRequestBody: Sendable {
             Wire.model: .string(model),
             Wire.instructions: .string(instructions),
             Wire.input: .array(input),
-            Wire.tools: .array(tools.map(Self.toolSpec)),
+            Wire.tools: .array(tools.map { Self.toolSpec($0, strict: strictToolNames.contains($0.name)) }),
             Wire.toolChoice: "auto",
             Wire.parallelToolCalls: .bool(!tools.isEmpty),
             Wire.store: false,
@@ -25,9 +34,20 @@ struct ResponsesRequestBody: Sendable {
             Wire.include: [],
             Wire.promptCacheKey: .string(promptCacheKey),
         ]
-        if let reasoningEffort {
-            body[Wire.reasoning] = [Wire.effort: .string(reasoningEffort)]
+        if reasoningEffort != nil || reasoningSummary != nil {
+            // The encrypted reasoning comes back with every reasoning item and is replayed, so the
+            // model keeps its chain across `store:false` requests (PROTOCOL §4.3, §4.4).
+            var reasoning: [String: ChappieJSONValue] = [:]
+            if let reasoningEffort { reasoning[Wire.effort] = .string(reasoningEffort) }
+            if let reasoningSummary { reasoning[Wire.summary] = .string(reasoningSummary) }
+            body[Wire.reasoning] = .object(reasoning)
             body[Wire.include] = ["reasoning.encrypted_content"]
+        }
+        if textFormat != nil || verbosity != nil {
+            var text: [String: ChappieJSONValue] = [:]
+            if let textFormat { text[Wire.format] = textFormat }
+            if let verbosity { text[Wire.verbosity] = .string(verbosity) }
+            body[Wire.text] = .object(text)
         }
         return .object(body)
     }
@@ -44,10 +64,15 @@ struct ResponsesRequestBody: Sendable {
                 Wire.content: [[Wire.type: .string(partType), Wire.text: .string(message.text)]]]
     }
 
-    /// A `function` tool spec (PROTOCOL §4.5).
-    static func toolSpec(_ tool: ChappieHarnessTool) -> ChappieJSONValue {
+    /// A `function` tool spec (PROTOCOL §4.5), `strict` as given (the Codex CLI sends false).
+    static func toolSpec(_ tool: ChappieHarnessTool, strict: Bool) -> ChappieJSONValue {
         [Wire.type: "function", Wire.name: .string(tool.name), Wire.description: .string(tool.description),
-         Wire.strict: false, Wire.parameters: tool.inputSchema]
+         Wire.strict: .bool(strict), Wire.parameters: tool.inputSchema]
+    }
+
+    /// A `function` tool spec with `"strict": false`.
+    static func toolSpec(_ tool: ChappieHarnessTool) -> ChappieJSONValue {
+        toolSpec(tool, strict: false)
     }
 
     private enum Wire {
@@ -67,6 +92,9 @@ struct ResponsesRequestBody: Sendable {
         static let role = "role"
         static let content = "content"
         static let text = "text"
+        static let format = "format"
+        static let summary = "summary"
+        static let verbosity = "verbosity"
         static let inputText = "input_text"
         static let outputText = "output_text"
         static let name = "name"

@@ -14,13 +14,20 @@ struct ServerErrorBody: Sendable, Equatable {
     var planType: String?
     /// `error.resets_at` (unix seconds) of a usage-limit error.
     var resetsAt: Date?
+    /// `error.param`: the request parameter the error is about (the public API's
+    /// `subscription_sharing_unsupported_capability`, SIWC.md §6.3).
+    var param: String?
+    /// True for a FastAPI-style `{"detail": …}` body: an admission refusal of the public API's
+    /// direct route (SIWC.md §6.2), whose text is a diagnostic, not a code.
+    var isDetail = false
 
-    init(code: String? = nil, type: String? = nil, message: String, planType: String? = nil, resetsAt: Date? = nil) {
+    init(code: String? = nil, type: String? = nil, message: String, planType: String? = nil, resetsAt: Date? = nil, param: String? = nil) {
         self.code = code
         self.type = type
         self.message = message
         self.planType = planType
         self.resetsAt = resetsAt
+        self.param = param
     }
 
     /// Parses `data` as one of the known shapes, falling back to its text.
@@ -28,7 +35,7 @@ struct ServerErrorBody: Sendable, Equatable {
         guard let object = (try? ChappieJSONValue(jsonData: data))?.objectValue else {
             let text = String(decoding: data.prefix(2048), as: UTF8.self)
             let looksLikeHTML = text.range(of: "<html", options: .caseInsensitive) != nil
-            self.init(message: Redaction.clean(looksLikeHTML ? "HTML error page (HTTP \(status))" : (text.isEmpty ? "HTTP \(status)" : text)))
+            self.init(message: Redaction.clean(looksLikeHTML ? Wire.htmlPage : (text.isEmpty ? "HTTP \(status)" : text)))
             return
         }
         self.init(object: object, status: status)
@@ -53,7 +60,8 @@ struct ServerErrorBody: Sendable, Equatable {
             self.init(code: error[Wire.code]?.stringValue, type: error[Wire.type]?.stringValue,
                       message: Redaction.clean(error[Wire.message]?.stringValue ?? "HTTP \(status)"),
                       planType: error[Wire.planType]?.stringValue,
-                      resetsAt: error[Wire.resetsAt]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
+                      resetsAt: error[Wire.resetsAt]?.doubleValue.map(Date.init(timeIntervalSince1970:)),
+                      param: error[Wire.param]?.stringValue)
         } else if let error = object[Wire.error]?.stringValue {
             self.init(code: error, message: Redaction.clean(object[Wire.description]?.stringValue ?? error))
         } else if let detail = object[Wire.detail] {
@@ -62,7 +70,10 @@ struct ServerErrorBody: Sendable, Equatable {
             case .array(let items): items.compactMap { $0[Wire.msg]?.stringValue ?? $0.stringValue }.joined(separator: "; ")
             default: detail.jsonString
             }
-            self.init(code: object[Wire.code]?.stringValue, message: Redaction.clean(text.isEmpty ? "HTTP \(status)" : text))
+            // A nested `{"detail":{"code":…}}` (SIWC.md §6.2) names its code inside.
+            self.init(code: object[Wire.code]?.stringValue ?? detail[Wire.code]?.stringValue,
+                      message: Redaction.clean(text.isEmpty ? "HTTP \(status)" : text))
+            isDetail = true
         } else {
             self.init(code: object[Wire.code]?.stringValue,
                       message: Redaction.clean(object[Wire.message]?.stringValue ?? "HTTP \(status)"))
@@ -79,6 +90,10 @@ struct ServerErrorBody: Sendable, Equatable {
         static let msg = "msg"
         static let planType = "plan_type"
         static let resetsAt = "resets_at"
+        static let param = "param"
         static let errorJSONHeader = "x-error-json"
+        /// The message of an HTML body (a proxy's or a load balancer's page), which is never shown:
+        /// whoever shows the error names the status once.
+        static let htmlPage = "an HTML error page"
     }
 }

@@ -9,9 +9,11 @@ final class TurnState: Sendable {
     /// The token to send, if the server gave one this turn.
     var value: String? { token.withLock { $0 } }
 
-    /// Records `value` unless the turn already has one (the first value wins).
+    /// Records `value` unless the turn already has one (the first value wins). A value that is
+    /// not a valid HTTP field value (CR, LF, controls: a hostile or broken server) is dropped: it
+    /// could never be sent back, and only sticky routing is lost.
     func record(_ value: String?) {
-        guard let value, !value.isEmpty else { return }
+        guard let value, !value.isEmpty, HTTPFieldSyntax.isFieldValue(value) else { return }
         token.withLock { if $0 == nil { $0 = value } }
     }
 

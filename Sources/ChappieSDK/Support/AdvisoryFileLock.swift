@@ -35,24 +35,19 @@ package enum AdvisoryFileLock {
     /// The lock is released when `body` returns or throws. Waiting for another process ends with
     /// `CancellationError` when the task is cancelled, and with ``Failure/lock(reason:)`` when that
     /// process holds the lock for longer than `timeout`; a free lock is taken even by a cancelled
-    /// task, and a wait behind another caller of this process lasts as long as that caller's (whose
-    /// own wait for another process ends the same way). Throws ``Failure``, `CancellationError` or
-    /// what `body` throws.
+    /// task. Callers of this process queue in arrival order (``FIFOGate``), and a wait there ends
+    /// with `CancellationError` too. Throws ``Failure``, `CancellationError` or what `body` throws.
     package static func withLock<Result>(
         path: String,
         timeout: Duration = defaultTimeout,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        await InProcessLocks.shared.acquire(path)
-        do {
-            let result = try await holdingFileLock(path: path, timeout: timeout, body)
-            await InProcessLocks.shared.release(path)
-            return result
-        } catch {
-            await InProcessLocks.shared.release(path)
-            throw error
-        }
+        // Callers of this process queue first (a cancelled one stops waiting), then take the file lock.
+        let gate = InProcessLocks.gate(for: path)
+        try await gate.enter()
+        defer { gate.leave() }
+        return try await holdingFileLock(path: path, timeout: timeout, body)
     }
 
     private static func holdingFileLock<Result>(
@@ -66,6 +61,19 @@ package enum AdvisoryFileLock {
         try await waitForLock(descriptor, timeout: timeout)
         defer { flock(descriptor, LOCK_UN) }
         return try await body()
+    }
+
+    /// Runs `body` holding the lock on the file at `path` if no one holds it now (another process,
+    /// or another caller of this process: each holder has its own open file), else returns nil at
+    /// once without running it. Never waits. Throws ``Failure`` or what `body` throws.
+    package static func withLockIfFree<Result>(path: String, _ body: () throws -> Result) throws -> Result? {
+        let descriptor = try openLockFile(path)
+        defer { close(descriptor) }
+        let failure = lock(descriptor, LOCK_EX | LOCK_NB)
+        if failure == EWOULDBLOCK { return nil }
+        guard failure == 0 else { throw Failure.lock(reason: String(cString: strerror(failure))) }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
     }
 
     /// Opens (creating `0600`) the lock file and checks that it is a regular file of this user's.
@@ -130,28 +138,17 @@ package enum AdvisoryFileLock {
     }
 }
 
-/// First-come, first-served async locks keyed by lock-file path, for the callers of one process.
-private actor InProcessLocks {
-    static let shared = InProcessLocks()
+/// First-come, first-served gates keyed by lock-file path, for the callers of one process (one
+/// ``FIFOGate`` per lock file, kept for the life of the process: a process uses a few).
+private enum InProcessLocks {
+    private static let gates = LockedBox<[String: FIFOGate]>([:])
 
-    private var held: Set<String> = []
-    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
-
-    func acquire(_ path: String) async {
-        guard held.contains(path) else {
-            held.insert(path)
-            return
+    static func gate(for path: String) -> FIFOGate {
+        gates.withLock { gates in
+            if let gate = gates[path] { return gate }
+            let gate = FIFOGate()
+            gates[path] = gate
+            return gate
         }
-        await withCheckedContinuation { waiters[path, default: []].append($0) }
-    }
-
-    func release(_ path: String) {
-        guard var queue = waiters[path], !queue.isEmpty else {
-            held.remove(path)
-            return
-        }
-        let next = queue.removeFirst()
-        waiters[path] = queue.isEmpty ? nil : queue
-        next.resume()  // ownership passes straight to the next waiter
     }
 }

@@ -6,8 +6,8 @@ public enum ChappieVersion {
     public static let current = "0.1.0"
 
     /// The `client_version` sent to `GET /codex/models`. The backend hides models whose
-    /// `minimal_client_version` is newer (PROTOCOL §8, FAILURE-CASES #36), so this names the Codex
-    /// CLI release whose protocol Chappie speaks (checked against 0.163.0, PROTOCOL §12).
+    /// `minimal_client_version` is newer, so this names the Codex
+    /// CLI release whose protocol Chappie speaks (checked against 0.163.0).
     public static let modelsClientVersion = "0.163.0"
 
     /// `<originator>/<version> (<OS> <version>; <arch>) chappie-sdk`, the shape of PROTOCOL §4.2.

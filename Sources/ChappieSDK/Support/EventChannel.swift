@@ -22,6 +22,13 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
         var ended = false
         var failure: (any Error)?
         var waiter: CheckedContinuation<Element?, any Error>?
+        /// Events that entered the delivery order (queued, handed over, or a merged delta).
+        var entered = 0
+        /// Events ``next()`` returned.
+        var handedOut = 0
+        /// ``sendAndWait(_:)`` callers, each with the position of its event in the delivery order.
+        var deliveryWaiters: [(id: UInt64, position: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextDeliveryID: UInt64 = 0
     }
 
     private let state = LockedBox(State())
@@ -36,30 +43,71 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
 
     /// Hands `event` to the consumer, or queues it (merging it into a waiting delta of its kind).
     package func send(_ event: Element) {
-        let waiter = state.withLock { state -> CheckedContinuation<Element?, any Error>? in
-            guard !state.ended else { return nil }
-            if let waiter = state.waiter, state.buffer.isEmpty, state.tail == nil {
-                state.waiter = nil
-                return waiter
-            }
-            if let piece = event.mergeableText, state.buffer.count >= Self.mergeThreshold {
-                if state.tail?.kind == piece.kind {
-                    state.tail?.text.append(piece.text)
-                } else {
-                    Self.flushTail(&state)
-                    state.tail = piece
+        let waiter = state.withLock { state in Self.enqueue(event, into: &state, mergeable: true).waiter }
+        waiter?.resume(returning: event)
+    }
+
+    /// Sends `event` (never merged) and returns once the consumer has dealt with it: it asked
+    /// for the event after it (a `for try await` loop finished its body for `event`), or the
+    /// stream ended, or the calling task was cancelled. So what `event` announces (an approval
+    /// request) is on the consumer's screen before the producer goes on.
+    package func sendAndWait(_ event: Element) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (waiter, wait) = state.withLock { state -> (CheckedContinuation<Element?, any Error>?, Bool) in
+                    guard !state.ended, !Task.isCancelled else { return (nil, false) }
+                    let (waiter, position) = Self.enqueue(event, into: &state, mergeable: false)
+                    state.nextDeliveryID += 1
+                    state.deliveryWaiters.append((state.nextDeliveryID, position, continuation))
+                    return (waiter, true)
                 }
+                waiter?.resume(returning: event)
+                if !wait { continuation.resume() }
+            }
+        } onCancel: {
+            Self.resumeDeliveryWaiters(in: state) { _ in true }
+        }
+    }
+
+    /// Queues `event` or hands it to a waiting consumer; returns that consumer and the event's
+    /// position in the delivery order.
+    private static func enqueue(_ event: Element, into state: inout State, mergeable: Bool)
+        -> (waiter: CheckedContinuation<Element?, any Error>?, position: Int) {
+        guard !state.ended else { return (nil, state.entered) }
+        if let waiter = state.waiter, state.buffer.isEmpty, state.tail == nil {
+            state.waiter = nil
+            state.entered += 1
+            state.handedOut += 1
+            return (waiter, state.entered - 1)
+        }
+        if mergeable, let piece = event.mergeableText, state.buffer.count >= Self.mergeThreshold {
+            if state.tail?.kind == piece.kind {
+                state.tail?.text.append(piece.text)
             } else {
                 Self.flushTail(&state)
-                state.buffer.append(event)
+                state.tail = piece
             }
-            return nil
+            return (nil, state.entered)
         }
-        waiter?.resume(returning: event)
+        Self.flushTail(&state)
+        state.buffer.append(event)
+        state.entered += 1
+        return (nil, state.entered - 1)
+    }
+
+    /// Resumes the ``sendAndWait(_:)`` callers whose position `done` accepts.
+    private static func resumeDeliveryWaiters(in state: LockedBox<State>, _ done: (Int) -> Bool) {
+        let resumed = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            let (finished, waiting) = (state.deliveryWaiters.filter { done($0.position) }, state.deliveryWaiters.filter { !done($0.position) })
+            state.deliveryWaiters = waiting
+            return finished.map(\.continuation)
+        }
+        for continuation in resumed { continuation.resume() }
     }
 
     /// Ends the stream after the queued events: normally (nil) or with `error`.
     package func finish(throwing error: (any Error)? = nil) {
+        defer { Self.resumeDeliveryWaiters(in: state) { _ in true } }
         let waiter = state.withLock { state -> CheckedContinuation<Element?, any Error>? in
             guard !state.ended else { return nil }
             state.ended = true
@@ -75,12 +123,20 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
     /// The next event; nil after a normal end. Throws the producer's error, or
     /// `CancellationError` when the consuming task is cancelled.
     package func next() async throws -> Element? {
-        try await withTaskCancellationHandler {
+        // Asking for more means every event handed out so far has been dealt with.
+        let handedOut = state.withLock { $0.handedOut }
+        Self.resumeDeliveryWaiters(in: state) { $0 < handedOut }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
                 let outcome = state.withLock { state -> Outcome in
-                    if let event = state.buffer.popFirst() { return .event(event) }
+                    if let event = state.buffer.popFirst() {
+                        state.handedOut += 1
+                        return .event(event)
+                    }
                     if let tail = state.tail {
                         state.tail = nil
+                        state.entered += 1
+                        state.handedOut += 1
                         return .event(.mergedText(kind: tail.kind, text: tail.text))
                     }
                     if state.ended { return state.failure.map(Outcome.failure) ?? .end }
@@ -101,12 +157,14 @@ package final class EventChannel<Element: ChappieMergeableEvent>: Sendable {
                 return state.waiter
             }
             waiter?.resume(throwing: CancellationError())
+            Self.resumeDeliveryWaiters(in: state) { _ in true }
         }
     }
 
     private static func flushTail(_ state: inout State) {
         guard let tail = state.tail else { return }
         state.buffer.append(.mergedText(kind: tail.kind, text: tail.text))
+        state.entered += 1
         state.tail = nil
     }
 

@@ -38,11 +38,15 @@ struct JWTClaims: Sendable {
     /// `chatgpt_plan_type`.
     var planType: String? { auth[Wire.plan]?.stringValue }
 
+    /// `sub`, the subject.
+    var subject: String? { payload[Wire.sub]?.stringValue }
+
     /// `chatgpt_user_id`, falling back to `user_id`.
     var userID: String? { auth[Wire.userID]?.stringValue ?? auth[Wire.legacyUserID]?.stringValue }
 
     private enum Wire {
         static let exp = "exp"
+        static let sub = "sub"
         static let auth = "https://api.openai.com/auth"
         static let profile = "https://api.openai.com/profile"
         static let accountID = "chatgpt_account_id"

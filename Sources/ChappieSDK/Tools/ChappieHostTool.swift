@@ -60,6 +60,9 @@ public struct ChappieHostTool: Sendable {
     public var policy: ChappieToolPolicy
     /// The function. It may throw (the model gets a failed result) and should honour cancellation.
     public var handler: @Sendable (ChappieToolCall) async throws -> ChappieToolResult
+    /// Whether the tool is declared with `"strict": true`, so the model's arguments always follow
+    /// `inputSchema`; only for a schema that meets strict mode's rules (a typed tool's does).
+    public var strict = false
 
     /// Creates a host tool.
     public init(name: String, description: String, inputSchema: ChappieJSONValue = ["type": "object", "properties": [:]],

@@ -11,15 +11,18 @@ struct ToolExecutor: Sendable {
 
     /// Executes `calls`; throws ``ChappieClientError/missingToolHandler(_:)`` for a declared tool
     /// without a handler, ``ChappieClientError/toolApprovalDenied(_:_:)`` when denial stops the
-    /// turn, or `CancellationError`.
-    func execute(_ calls: [ChappieFunctionCall], emit: @escaping @Sendable (ChappieStreamEvent) -> Void) async throws
+    /// turn, or `CancellationError`. `deliver`, when given, sends an event and returns once the
+    /// stream's consumer has dealt with it: the approval handler is asked only after the
+    /// consumer has seen `.toolCallRequested` and `.approvalRequested` for that call.
+    func execute(_ calls: [ChappieFunctionCall], emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
+                 deliver: (@Sendable (ChappieStreamEvent) async -> Void)? = nil) async throws
         -> [ChappieToolExecutionResult] {
         for call in calls where tools[call.name] == nil && declaredNames.contains(call.name) {
             throw ChappieClientError.missingToolHandler(call.name)
         }
         return try await withThrowingTaskGroup(of: (Int, ChappieToolExecutionResult).self) { group in
             for (index, functionCall) in calls.enumerated() {
-                group.addTask { (index, try await run(functionCall, emit: emit)) }
+                group.addTask { (index, try await run(functionCall, emit: emit, deliver: deliver)) }
             }
             var results = [ChappieToolExecutionResult?](repeating: nil, count: calls.count)
             for try await (index, result) in group { results[index] = result }
@@ -27,7 +30,8 @@ struct ToolExecutor: Sendable {
         }
     }
 
-    private func run(_ functionCall: ChappieFunctionCall, emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> ChappieToolExecutionResult {
+    private func run(_ functionCall: ChappieFunctionCall, emit: @Sendable (ChappieStreamEvent) -> Void,
+                     deliver: (@Sendable (ChappieStreamEvent) async -> Void)?) async throws -> ChappieToolExecutionResult {
         let call = ChappieToolCall(name: functionCall.name, callID: functionCall.callID, rawArguments: functionCall.arguments)
         let started = time.now()
         func finish(_ status: ChappieToolExecutionStatus, _ output: String) -> ChappieToolExecutionResult {
@@ -46,7 +50,7 @@ struct ToolExecutor: Sendable {
             return finish(.denied, Self.errorJSON("this tool is disabled by the app"))
         case .ask:
             let request = ChappieApprovalRequest(call: call, toolDescription: tool.description)
-            emit(.approvalRequested(request))
+            if let deliver { await deliver(.approvalRequested(request)) } else { emit(.approvalRequested(request)) }
             let decision = await approvalHandler?(request) ?? .denied(reason: "No approval handler is registered.")
             if Task.isCancelled { _ = finish(.cancelled, Self.errorJSON("cancelled")); throw CancellationError() }
             if !decision.isApproved {

@@ -30,6 +30,8 @@ final class CurlHTTPTransport: HTTPTransport, Sendable {
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+        // libcurl sends a header line as given: CR LF in a value would start another header.
+        try HTTPFieldSyntax.validate(request.headers)
         let transfer = CurlTransfer(request: request, loop: loop)
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
@@ -105,7 +107,10 @@ private final class CurlLoop: @unchecked Sendable {
             chappie_curl_multi_perform(multi, &running)
             var code: Int32 = 0
             while let easy = chappie_curl_multi_next_done(multi, &code) {
-                remove(easy)?.finish(result: code, error: nil)
+                // The system's reason ("Connection refused") says more than libcurl's.
+                var systemError = 0
+                chappie_curl_easy_getinfo_long(easy, Wire.osErrno, &systemError)
+                remove(easy)?.finish(result: code, error: nil, systemError: Int32(truncatingIfNeeded: systemError))
             }
             chappie_curl_multi_poll(multi, 1000)
         }
@@ -142,6 +147,8 @@ private final class CurlLoop: @unchecked Sendable {
     private enum Wire {
         /// CURLPAUSE_CONT.
         static let pauseContinue: Int32 = 0
+        /// CURLINFO_OS_ERRNO (CURLINFO_LONG + 25): the `errno` of a failed connect.
+        static let osErrno: Int32 = 0x200000 + 25
     }
 }
 
@@ -336,30 +343,39 @@ private final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Ends the transfer with libcurl's `result` (nil: stopped before it ended) or `error`: the
-    /// body finishes, a head still pending fails.
-    func finish(result: Int32?, error: (any Error)?) {
+    /// body finishes, a head still pending fails. `systemError` is the `errno` of a connect that
+    /// failed (0 for none), named in the message.
+    func finish(result: Int32?, error: (any Error)?, systemError: Int32 = 0) {
         let failure = state.withLock { state -> (any Error)? in
             state.finished = true
             return state.failure
         }
-        let outcome = failure ?? error ?? result.flatMap { Self.error(for: $0, headDelivered: headSent) }
+        let outcome = failure ?? error ?? result.flatMap {
+            Self.error(for: $0, headDelivered: headSent, systemError: systemError, headTimeout: max(1, request.headTimeout))
+        }
         failHead(with: outcome ?? TransportError.network(message: "the server closed the connection without a response",
                                                           mayHaveReachedServer: true))
         body.finish(throwing: outcome)
     }
 
     /// The error for a libcurl result code; nil for success.
-    private static func error(for code: Int32, headDelivered: Bool) -> (any Error)? {
+    /// A timeout before the head (`headTimeout` seconds: the connect timeout, TLS handshake
+    /// included, is the head timeout) is a head timeout, not retried.
+    private static func error(for code: Int32, headDelivered: Bool, systemError: Int32, headTimeout: TimeInterval) -> (any Error)? {
         switch code {
         case 0: return nil
-        case 6, 7: return TransportError.network(message: message(code), mayHaveReachedServer: false)
+        case 6, 7: return TransportError.network(message: message(code, systemError: systemError), mayHaveReachedServer: false)
         case 28 where headDelivered: return TransportError.idleTimeout
-        default: return TransportError.network(message: message(code), mayHaveReachedServer: true)
+        case 28: return TransportError.headTimeout(headTimeout)
+        default: return TransportError.network(message: message(code, systemError: systemError), mayHaveReachedServer: true)
         }
     }
 
-    private static func message(_ code: Int32) -> String {
-        Redaction.clean(chappie_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code)")
+    /// The system's reason, lower-cased ("connection refused"), when a connect failed with one;
+    /// else libcurl's text for `code`.
+    private static func message(_ code: Int32, systemError: Int32) -> String {
+        if code == 7, systemError > 0 { return Redaction.clean(String(cString: strerror(systemError)).lowercased()) }
+        return Redaction.clean(chappie_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code)")
     }
 
     /// libcurl option numbers (curl.h: LONG options count from 0, OBJECTPOINT from 10000,

@@ -18,9 +18,13 @@ struct HTTPRequest: Sendable {
     var headTimeout: TimeInterval
     /// Total body bytes accepted before the response fails with ``TransportError/responseTooLarge(_:)``.
     var maximumBodyBytes: Int
+    /// Seconds the whole exchange of a buffered ``HTTPTransport/send(_:maximumBytes:)`` may take,
+    /// head and body, however the bytes trickle in (a server that sends 2 bytes a second never
+    /// trips the idle timeout); nil for none. Streams have none: a long reply is legitimate.
+    var deadline: TimeInterval?
 
     init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, idleTimeout: TimeInterval = 60,
-         headTimeout: TimeInterval = 30, maximumBodyBytes: Int = 256 << 20) {
+         headTimeout: TimeInterval = 30, maximumBodyBytes: Int = 256 << 20, deadline: TimeInterval? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -28,6 +32,7 @@ struct HTTPRequest: Sendable {
         self.idleTimeout = idleTimeout
         self.headTimeout = headTimeout
         self.maximumBodyBytes = maximumBodyBytes
+        self.deadline = deadline
     }
 
     /// The value of the first header named `name` (case-insensitive).
@@ -56,7 +61,9 @@ struct HTTPResponse: Sendable {
 /// Sends HTTP requests. `stream` returns once the response head has arrived; the body follows as
 /// chunks. Ending iteration of the body must be followed by ``HTTPResponseBody/cancel()``; it, or
 /// cancelling the task, stops the network request. A transport never follows a redirect: a 3xx
-/// answer is returned as it is (a bearer token must never travel to another location).
+/// answer is returned as it is (a bearer token must never travel to another location), and never
+/// sends a header whose name or value HTTP does not allow (``HTTPFieldSyntax``): it throws
+/// ``TransportError/invalidHeaderField(_:)`` before anything reaches the network.
 protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the head and the body stream.
     /// Throws ``TransportError`` when no response head arrives, or `CancellationError`.
@@ -64,11 +71,14 @@ protocol HTTPTransport: Sendable {
 }
 
 extension HTTPTransport {
-    /// Sends `request` and reads the whole body, failing past `maximumBytes`.
+    /// Sends `request` and reads the whole body, failing past `maximumBytes`, and with
+    /// ``TransportError/deadlineExceeded(_:)`` once ``HTTPRequest/deadline`` has passed.
     /// Throws ``TransportError`` or `CancellationError`.
     func send(_ request: HTTPRequest, maximumBytes: Int = 8 << 20) async throws -> HTTPResponse {
-        let (head, body) = try await stream(request)
-        return HTTPResponse(head: head, body: try await body.collect(maximumBytes: maximumBytes))
+        try await HTTPDeadline.run(request.deadline) {
+            let (head, body) = try await stream(request)
+            return HTTPResponse(head: head, body: try await body.collect(maximumBytes: maximumBytes))
+        }
     }
 }
 
@@ -85,6 +95,12 @@ enum TransportError: Error, Sendable, Equatable {
     /// The transport cannot do this here (e.g. WebSocket without libcurl support, or a proxy that
     /// would see a loopback request).
     case unsupported(String)
+    /// A header's name or value is not valid HTTP (RFC 9110 §5): it would have injected a header
+    /// or a second request (a value from a claim or the server holding CR or LF). Nothing was
+    /// sent. Carries the header's name, never its value.
+    case invalidHeaderField(String)
+    /// The whole exchange took longer than its deadline, in seconds (``HTTPRequest/deadline``).
+    case deadlineExceeded(TimeInterval)
 
     /// A one-line, token-free message.
     var message: String {
@@ -94,6 +110,31 @@ enum TransportError: Error, Sendable, Equatable {
         case .headTimeout(let seconds): "the server sent no answer within \(Int(seconds)) seconds"
         case .responseTooLarge(let bytes): "the response was larger than \(bytes) bytes"
         case .unsupported(let what): what
+        case .deadlineExceeded(let seconds): "the server did not finish answering within \(Int(seconds)) seconds"
+        case .invalidHeaderField(let name): "the \(name) header holds characters HTTP does not allow; the request was not sent"
         }
+    }
+
+    /// False for a server that took the request and did not answer in time (no response head
+    /// within the head timeout, or not the whole answer by the deadline): asking it again would
+    /// multiply the wait (30 s became 90 s with two retries), so the call fails after one timeout.
+    var isRetryable: Bool {
+        switch self {
+        case .headTimeout, .deadlineExceeded: false
+        case .network, .idleTimeout, .responseTooLarge, .unsupported, .invalidHeaderField: true
+        }
+    }
+
+    /// The message naming the address that failed (``DisplayedURL``: no query, no credentials):
+    /// "could not reach https://host/path: connection refused" for a connection that failed, the
+    /// address before a timeout's message, ``message`` for the rest.
+    func message(at url: URL) -> String {
+        let address = DisplayedURL.string(url)
+        let text = switch self {
+        case .network(let detail, _): DisplayedURL.unreachable + "\(address): \(detail)"
+        case .headTimeout, .idleTimeout, .deadlineExceeded: "\(address): \(message)"
+        case .responseTooLarge, .unsupported, .invalidHeaderField: message
+        }
+        return Redaction.clean(text)
     }
 }

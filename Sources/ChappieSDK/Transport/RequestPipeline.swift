@@ -58,6 +58,11 @@ struct RequestPipeline: Sendable {
             } catch let failure as BackendFailure {
                 try Task.checkCancellation()
                 switch failure {
+                case .unauthorized(let code?, _) where !refreshed && Wire.revokedTokenCodes.contains(code):
+                    // The session was ended on the server: re-read the store, never spend the refresh token.
+                    refreshed = true
+                    logger(.info, "request.unauthorized", ["call": call, "code": code])
+                    authorization = try await credentials.recoverFromRevokedToken(rejected: authorization, code: code, credentialContext)
                 case .unauthorized where !refreshed:
                     refreshed = true
                     logger(.info, "request.unauthorized", ["call": call])
@@ -87,60 +92,102 @@ struct RequestPipeline: Sendable {
             (head, body) = try await transport.stream(request)
         } catch let error as TransportError {
             try Task.checkCancellation()  // a cancelled request is the caller's cancellation, not a network error
-            throw failure(for: error, idleTimeout: request.idleTimeout)
+            throw failure(for: error, idleTimeout: request.idleTimeout, url: request.url)
         }
         guard (200..<300).contains(head.status) else {
             let data = await body.prefix(maximumBytes: policy.maximumErrorBodyBytes)
-            throw BackendFailure.classify(status: head.status, error: ServerErrorBody(data: data, status: head.status, headers: head.headers),
-                                          headers: head.headers, now: time.now())
+            let error = ServerErrorBody(data: data, status: head.status, headers: head.headers)
+            guard InferenceBackend.destination(of: request.url, in: endpoints) == .publicAPI else {
+                throw BackendFailure.classify(status: head.status, error: error, headers: head.headers, now: time.now())
+            }
+            // The public API's own codes and actions; its request id is kept, its message never.
+            let requestID = PublicAPIErrorMapping.requestID(in: head.headers)
+            logger(.warning, "request.failed", ["status": "\(head.status)", "code": error.code ?? "none", "request_id": requestID ?? "none"])
+            throw PublicAPIErrorMapping.classify(status: head.status, error: error, headers: head.headers, requestID: requestID)
         }
         return (head, body)
+    }
+
+    /// The backend the stored credential's requests go to, from its sign-in route (DESIGN §10).
+    /// Throws ``ChappieClientError/missingCredential`` or a credential-store error.
+    func backend() async throws -> InferenceBackend {
+        InferenceBackend(route: try await credentials.route())
     }
 
     /// An authorized JSON call through ``perform(_:_:)``: returns the body and head of its 2xx
     /// answer. Throws ``ChappieClientError`` or `CancellationError`.
     func sendJSON(method: String, url: URL, body: Data?, sessionID: String) async throws -> (body: Data, head: HTTPResponseHead) {
-        try await perform(url.lastPathComponent) { authorization in
+        let backend = InferenceBackend.destination(of: url, in: endpoints) ?? .codex
+        return try await perform(url.lastPathComponent) { authorization in
             let request = HTTPRequest(method: method, url: url,
-                                      headers: authorization.headers + standardHeaders(sessionID: sessionID, accept: Wire.json),
+                                      headers: try authorization.headers(to: url, endpoints: endpoints)
+                                          + standardHeaders(for: backend, sessionID: sessionID, accept: Wire.json),
                                       body: body, idleTimeout: policy.jsonIdleTimeout, headTimeout: policy.responseHeadTimeout,
                                       maximumBodyBytes: policy.maximumJSONBytes)
-            let (head, stream) = try await open(request)
             do {
-                return (try await stream.collect(maximumBytes: policy.maximumJSONBytes), head)
+                return try await HTTPDeadline.run(policy.jsonDeadline) {
+                    let (head, stream) = try await open(request)
+                    return (try await stream.collect(maximumBytes: policy.maximumJSONBytes), head)
+                }
             } catch let error as TransportError {
                 try Task.checkCancellation()
-                throw failure(for: error, idleTimeout: request.idleTimeout)
+                throw failure(for: error, idleTimeout: request.idleTimeout, url: request.url)
             }
         }
     }
 
-    /// The failure a transport error stands for: connection trouble and a missing response head
-    /// are transient; the rest end the call (`idleTimeout`: the request's idle timeout, seconds).
-    func failure(for error: TransportError, idleTimeout: TimeInterval) -> BackendFailure {
-        switch error {
-        case .network(_, let reached): .transient(.network(error.message, mayHaveReachedServer: reached))
-        case .headTimeout: .transient(.network(error.message, mayHaveReachedServer: true))
+    /// The failure a transport error stands for: connection trouble is transient; the rest end
+    /// the call (`idleTimeout`: the request's idle timeout, seconds), a missing response head too,
+    /// so a server that never answers costs one head timeout (``TransportError/isRetryable``).
+    /// A network message names `url`, the address that failed (without its query).
+    func failure(for error: TransportError, idleTimeout: TimeInterval, url: URL) -> BackendFailure {
+        let message = error.message(at: url)
+        return switch error {
+        case .network(_, let reached): .transient(.network(message, mayHaveReachedServer: reached))
+        case .headTimeout: .terminal(.network(message, mayHaveReachedServer: true))
         case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
-        case .responseTooLarge: .terminal(.invalidResponse(error.message))
-        case .unsupported: .terminal(.network(error.message, mayHaveReachedServer: false))
+        case .responseTooLarge: .terminal(.invalidResponse(message))
+        case .unsupported: .terminal(.network(message, mayHaveReachedServer: false))
+        case .invalidHeaderField: .terminal(.invalidResponse(message))
+        // Not retried: a server that trickles its answer would hold every retry as long.
+        case .deadlineExceeded: .terminal(.network(message, mayHaveReachedServer: true))
         }
     }
 
-    /// Headers every backend request carries besides authorization (PROTOCOL §4.2).
-    func standardHeaders(sessionID: String, accept: String = Wire.eventStream) -> [(name: String, value: String)] {
-        [
-            ("originator", originator),
-            ("User-Agent", ChappieVersion.userAgent(originator: originator)),
-            ("session_id", sessionID),
-            ("x-client-request-id", sessionID),
-            ("Accept", accept),
-            ("Content-Type", Wire.json),
-        ]
+    /// Headers every request to `backend` carries besides authorization: on the ChatGPT/Codex
+    /// backend the Codex CLI's (PROTOCOL §4.2; `session-id` and `thread-id` hyphenated, as Codex
+    /// 0.163.0 sends them, so proxies that drop underscore headers keep them); on the public API only `User-Agent`, `Accept` and
+    /// `Content-Type` (SIWC.md §4.2: no originator, session or account header is documented there).
+    func standardHeaders(for backend: InferenceBackend = .codex, sessionID: String, accept: String = Wire.eventStream)
+        -> [(name: String, value: String)] {
+        switch backend {
+        case .codex:
+            [
+                ("originator", originator),
+                ("User-Agent", ChappieVersion.userAgent(originator: originator)),
+                (Wire.sessionID, sessionID),
+                (Wire.threadID, sessionID),
+                ("x-client-request-id", sessionID),
+                ("Accept", accept),
+                ("Content-Type", Wire.json),
+            ]
+        case .publicAPI:
+            [
+                ("User-Agent", ChappieVersion.userAgent(originator: Wire.sdkProduct)),
+                ("Accept", accept),
+                ("Content-Type", Wire.json),
+            ]
+        }
     }
 
     private enum Wire {
+        /// `x-error-json` codes of a 401 for an access token the sign-in server ended (PROTOCOL §2.4).
+        static let revokedTokenCodes: Set<String> = ["token_revoked", "token_invalidated"]
+        static let sessionID = "session-id"
+        static let threadID = "thread-id"
         static let json = "application/json"
         static let eventStream = "text/event-stream"
+        /// The product name in the public API's `User-Agent` (no app originator is sent there).
+        static let sdkProduct = "chappie-sdk"
     }
 }

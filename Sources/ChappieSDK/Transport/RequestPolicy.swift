@@ -21,6 +21,9 @@ struct RequestPolicy: Sendable {
     var streamIdleTimeout: TimeInterval
     /// Seconds without bytes for a JSON call (models, usage, compaction).
     var jsonIdleTimeout: TimeInterval = 60
+    /// Seconds a whole JSON call (models, usage, compaction) may take, head and body, however
+    /// slowly the bytes come.
+    var jsonDeadline: TimeInterval = 120
     /// Seconds until a response head must arrive, on every call.
     var responseHeadTimeout: TimeInterval
     /// Bytes of a streamed reply accepted in total.

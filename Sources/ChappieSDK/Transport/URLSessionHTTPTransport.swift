@@ -36,6 +36,7 @@ final class URLSessionHTTPTransport: HTTPTransport, Sendable {
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+        try HTTPFieldSyntax.validate(request.headers)
         let loopback = LoopbackAddress.isLoopback(host: request.url.host)
         if loopback, let variable = ProxyEnvironment.variableProxying(request.url) {
             throw TransportError.unsupported(

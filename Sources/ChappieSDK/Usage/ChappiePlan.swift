@@ -1,4 +1,4 @@
-/// A ChatGPT plan, from the `chatgpt_plan_type` claim or a usage payload (PROTOCOL §3.3).
+/// A ChatGPT plan, from the `chatgpt_plan_type` claim or a usage payload.
 ///
 /// Unknown plans keep their raw value, so a new plan never fails decoding.
 public struct ChappiePlan: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -14,11 +14,24 @@ enum UsagePayload {
                            unlimited: credits[Wire.unlimited]?.boolValue ?? false,
                            balance: credits[Wire.balance]?.stringValue ?? credits[Wire.balance]?.doubleValue.map { "\($0)" })
         }
+        let additional = (object[Wire.additionalRateLimits]?.arrayValue ?? []).compactMap { entry -> ChappieAdditionalUsageLimit? in
+            guard let entry = entry.objectValue else { return nil }
+            let limit = entry[Wire.rateLimit]?.objectValue
+            return ChappieAdditionalUsageLimit(name: entry[Wire.limitName]?.stringValue, meteredFeature: entry[Wire.meteredFeature]?.stringValue,
+                                               windows: limit.map(windows) ?? [], limitReached: limit?[Wire.limitReached]?.boolValue)
+        }
+        let reachedType = object[Wire.rateLimitReachedType]
+        let blocked = (reachedType?[Wire.type]?.stringValue ?? reachedType?.stringValue).map(ChappieUsageBlock.init(rawValue:))
         return ChappieUsageLimitSnapshot(
-            primary: limits?[Wire.primary].flatMap(window),
-            secondary: limits?[Wire.secondary].flatMap(window),
-            plan: object[Wire.planType]?.stringValue.map(ChappiePlan.init(rawValue:)),
-            credits: credits)
+            windows: limits.map(windows) ?? [], additionalLimits: additional, limitReached: limits?[Wire.limitReached]?.boolValue,
+            blockedBy: blocked, plan: object[Wire.planType]?.stringValue.map(ChappiePlan.init(rawValue:)), credits: credits)
+    }
+
+    /// Every window of a `rate_limit` object: `primary_window`, `secondary_window` and any other
+    /// member named `…_window` (a monthly window, say), the others by name.
+    private static func windows(_ limit: [String: ChappieJSONValue]) -> [ChappieUsageWindow] {
+        let named = [Wire.primary, Wire.secondary] + limit.keys.filter { $0.hasSuffix(Wire.windowSuffix) && $0 != Wire.primary && $0 != Wire.secondary }.sorted()
+        return named.compactMap { limit[$0].flatMap(window) }
     }
 
     private static func window(_ value: ChappieJSONValue) -> ChappieUsageWindow? {
@@ -40,5 +53,12 @@ enum UsagePayload {
         static let hasCredits = "has_credits"
         static let unlimited = "unlimited"
         static let balance = "balance"
+        static let additionalRateLimits = "additional_rate_limits"
+        static let limitName = "limit_name"
+        static let meteredFeature = "metered_feature"
+        static let limitReached = "limit_reached"
+        static let rateLimitReachedType = "rate_limit_reached_type"
+        static let type = "type"
+        static let windowSuffix = "_window"
     }
 }

@@ -28,9 +28,29 @@ actor ResponsesSocket {
     static let maximumAge: TimeInterval = 55 * 60
 
     private var idle: Open?
+    /// A socket whose response the caller cancelled, while its interrupt is answered
+    /// (``ResponseInterrupt``): the socket, or nil when it was closed.
+    private var settling: Task<Open?, Never>?
 
-    /// The idle socket, if any, for the caller's exclusive use.
-    func take() -> Open? {
+    /// The idle socket, if any, for the caller's exclusive use. A socket still settling an
+    /// interrupt is awaited first (at most ``ResponseInterrupt/answerTimeout``; cancelling the
+    /// caller closes it instead).
+    func take() async -> Open? {
+        if let settling {
+            self.settling = nil
+            let settled = await withTaskCancellationHandler { await settling.value } onCancel: { settling.cancel() }
+            if let settled {
+                guard idle == nil else {
+                    settled.connection.close(code: Wire.normalClosure)
+                    return takeIdle()
+                }
+                return settled
+            }
+        }
+        return takeIdle()
+    }
+
+    private func takeIdle() -> Open? {
         defer { idle = nil }
         return idle
     }
@@ -41,13 +61,26 @@ actor ResponsesSocket {
         idle = socket
     }
 
-    /// Closes the idle socket.
+    /// Interrupts `responseID`, which the caller stopped reading, on `socket` in the background;
+    /// the socket is kept for the next request when the server confirms in time
+    /// (``ResponseInterrupt/settle(_:responseID:timeout:)``), closed otherwise. Returns at once.
+    func interrupt(_ socket: Open, responseID: String) {
+        settling?.cancel()
+        settling = Task { await ResponseInterrupt.settle(socket, responseID: responseID) }
+    }
+
+    /// Closes the idle socket (and one still settling an interrupt).
     func close() {
+        settling?.cancel()
+        settling = nil
         idle?.connection.close(code: Wire.normalClosure)
         idle = nil
     }
 
-    deinit { idle?.connection.close(code: Wire.normalClosure) }
+    deinit {
+        settling?.cancel()
+        idle?.connection.close(code: Wire.normalClosure)
+    }
 
     private enum Wire {
         static let normalClosure = 1000

@@ -11,4 +11,15 @@ actor StreamingTransportState {
 
     /// Uses HTTP/SSE for the rest of the session.
     func disableWebSocket() { webSocketDisabled = true }
+
+    /// Optional request fields the public API refused (`error.param` of an unsupported
+    /// capability): left out of this client's later requests, so a refused body is never sent
+    /// again as it was (SIWC.md §6.3).
+    private(set) var refusedFields: Set<String> = []
+
+    /// Leaves the top-level field `param` names out of later requests, when it is optional.
+    func refuse(param: String) {
+        let field = PublicAPIRequestBody.topLevelField(of: param)
+        if PublicAPIRequestBody.optionalFields.contains(field) { refusedFields.insert(field) }
+    }
 }

@@ -10,8 +10,9 @@ import FoundationNetworking
 /// the coordinator falls back to HTTP/SSE without spending reconnects.
 struct URLSessionWebSocketConnector: WebSocketConnector {
     /// Connects and waits for the first frame exchange to prove the connection is usable.
-    /// Throws ``WebSocketError``.
+    /// Throws ``WebSocketError`` (`.unsupported` for a header HTTP does not allow: nothing is sent).
     func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
+        try WebSocketHandshake.checkHeaders(headers)
         var request = URLRequest(url: url)
         request.timeoutInterval = max(1, timeout)
         for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
@@ -26,9 +27,27 @@ struct URLSessionWebSocketConnector: WebSocketConnector {
 }
 
 /// An open `URLSessionWebSocketTask`.
+///
+/// The task's `receive()` does not end when the calling task is cancelled, so each receive runs
+/// in a task of its own: a cancelled caller returns at once, and the message that task gets
+/// later goes to the next ``receive()``. The connection stays open either way.
 struct URLSessionWebSocketConnection: WebSocketConnection {
+    /// Where the task's receive is: running for a waiting caller, running for none (its caller
+    /// was cancelled), or done with a result nobody took yet.
+    private struct ReceiveState {
+        var running = false
+        var result: Result<WebSocketMessage, any Error>?
+        var waiter: CheckedContinuation<WebSocketMessage, any Error>?
+    }
+
     let task: URLSessionWebSocketTask
     let session: URLSession
+    private let receiving = LockedBox(ReceiveState())
+
+    init(task: URLSessionWebSocketTask, session: URLSession) {
+        self.task = task
+        self.session = session
+    }
 
     func send(text: String) async throws {
         do {
@@ -39,6 +58,54 @@ struct URLSessionWebSocketConnection: WebSocketConnection {
     }
 
     func receive() async throws -> WebSocketMessage {
+        let receiving = self.receiving
+        let task = self.task
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketMessage, any Error>) in
+                let (ready, start): (Result<WebSocketMessage, any Error>?, Bool) = receiving.withLock { state in
+                    if let result = state.result {
+                        state.result = nil
+                        return (result, false)
+                    }
+                    state.waiter = continuation
+                    defer { state.running = true }
+                    return (nil, !state.running)
+                }
+                if let ready { return continuation.resume(with: ready) }
+                if start {
+                    Task {
+                        let result: Result<WebSocketMessage, any Error>
+                        do { result = .success(try await Self.receiveOnce(task)) } catch { result = .failure(error) }
+                        let waiter = receiving.withLock { state -> CheckedContinuation<WebSocketMessage, any Error>? in
+                            state.running = false
+                            guard let waiter = state.waiter else {
+                                state.result = result
+                                return nil
+                            }
+                            state.waiter = nil
+                            return waiter
+                        }
+                        waiter?.resume(with: result)
+                    }
+                }
+                if Task.isCancelled { Self.cancelWaiter(receiving) }
+            }
+        } onCancel: {
+            Self.cancelWaiter(receiving)
+        }
+    }
+
+    /// Ends the waiting caller's wait with `CancellationError`; the receive goes on for the next.
+    private static func cancelWaiter(_ receiving: LockedBox<ReceiveState>) {
+        let waiter = receiving.withLock { state -> CheckedContinuation<WebSocketMessage, any Error>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: CancellationError())
+    }
+
+    /// One receive of the task, its error mapped.
+    private static func receiveOnce(_ task: URLSessionWebSocketTask) async throws -> WebSocketMessage {
         do {
             switch try await task.receive() {
             case .string(let text): return .text(text)
@@ -46,7 +113,7 @@ struct URLSessionWebSocketConnection: WebSocketConnection {
             @unknown default: return .binary(Data())
             }
         } catch {
-            throw Self.map(error, task: task)
+            throw map(error, task: task)
         }
     }
 

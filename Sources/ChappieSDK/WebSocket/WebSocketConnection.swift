@@ -27,6 +27,9 @@ enum WebSocketError: Error, Sendable, Equatable {
     /// connection opened (name resolution, connect, the connect deadline); after, a drop is
     /// `.closed(code: 1006, …)`.
     case network(String)
+    /// The connection was not open by the connect deadline: the server did not accept the
+    /// connection, or took it and never answered the upgrade. Another attempt would wait as long.
+    case openTimedOut
 }
 
 /// An open WebSocket: send text frames, receive messages, close.
@@ -37,7 +40,8 @@ protocol WebSocketConnection: Sendable {
     /// Sends one text frame. Throws ``WebSocketError``.
     func send(text: String) async throws
     /// Waits for the next message. Throws ``WebSocketError`` (a close arrives as `.closed`) or
-    /// `CancellationError`.
+    /// `CancellationError`, at once when the caller is cancelled; the connection then stays open
+    /// and a message that arrives later goes to the next call (the caller closes it if it wants).
     func receive() async throws -> WebSocketMessage
     /// Closes with `code` (1000 normal) and stops all work.
     func close(code: Int)

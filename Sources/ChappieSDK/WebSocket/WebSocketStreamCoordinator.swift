@@ -11,15 +11,21 @@ import Foundation
 /// back-off) and resends the full request; the text the server replays is suppressed by the
 /// handler's replay guard, and a different replay is
 /// ``ChappieClientError/streamingTransportReplayDiverged(_:)``. The backend's 60-minute limit
-/// (`websocket_connection_limit_reached`) opens a new socket at once. When WebSocket cannot be
+/// (`websocket_connection_limit_reached`) opens a new socket at once and sends the full request,
+/// once; a chain the server lost
+/// (`previous_response_not_found`) is sent again in full on the same socket, once. Both only
+/// before any text was shown. A caller that cancels mid-response returns at once; the response is
+/// interrupted (`response.interrupt`) in the background and the socket kept when the server
+/// confirms (``ResponseInterrupt``). When WebSocket cannot be
 /// used (unsupported platform, 426, a 1008 policy close, a TLS failure, exhausted reconnects, a
 /// 1009 too-big close), it tells the runner to fall back to HTTP/SSE — sticky for the session
 /// except after 1009.
 struct WebSocketStreamCoordinator: Sendable {
     /// How a WebSocket attempt ended.
     enum Outcome: Sendable {
-        /// The response completed over the WebSocket.
-        case completed(ChappieResponse)
+        /// The response completed over the WebSocket; `handshakeHeaders` are the socket's
+        /// `101 Switching Protocols` header fields (`x-models-etag` among them), names lower-cased.
+        case completed(ChappieResponse, handshakeHeaders: [String: String])
         /// Use HTTP/SSE for this request; `sticky` = for the rest of the session too.
         case fallBack(sticky: Bool)
     }
@@ -35,10 +41,12 @@ struct WebSocketStreamCoordinator: Sendable {
         let policy = pipeline.policy
         var reconnects = 0
         var rateLimitRetries = 0
-        var connectionLimitRenewals = 0
+        var renewedAtConnectionLimit = false
+        var resentInFull = false
         while true {
             try Task.checkCancellation()
             var socket: ResponsesSocket.Open?
+            var responseID: String?
             var watchdog: IdleWatchdog?
             defer { watchdog?.stop() }
             do {
@@ -56,29 +64,40 @@ struct WebSocketStreamCoordinator: Sendable {
                 watchdog = IdleWatchdog(timeout: policy.streamIdleTimeout) { connection.close(code: Wire.normalClosure) }
                 handler.beginAttempt()
                 while true {
-                    let message = try await withTaskCancellationHandler {
-                        try await connection.receive()
-                    } onCancel: {
-                        connection.close(code: Wire.normalClosure)
-                    }
+                    // A cancelled receive leaves the socket open: the catch below interrupts the
+                    // response so that the socket can carry the next request.
+                    let message = try await connection.receive()
                     watchdog?.touch()
                     guard case .text(let text) = message else {
                         throw WebSocketError.closed(code: Wire.unsupportedData, reason: "binary frame")
                     }
                     guard let event = ResponsesEvent.decode(text) else { continue }
                     if case .turnState(let state) = event { runner.turnState.record(state) }
+                    if case .created(let id?, _) = event { responseID = id }
                     if let response = try handler.handle(event, emit: emit) {
                         open.memory = IncrementalRequest.memory(of: body, responseID: response.id, outputItems: Self.replayed(response.items))
                         await runner.socket.keep(open)
-                        return .completed(response)
+                        let headers = Dictionary(connection.handshakeResponseHeaders.map { ($0.name.lowercased(), $0.value) },
+                                                 uniquingKeysWith: { first, _ in first })
+                        return .completed(response, handshakeHeaders: headers)
                     }
                 }
             } catch BackendFailure.connectionLimitReached {
                 socket?.connection.close(code: Wire.normalClosure)
-                // The socket reached its 60-minute limit: a new socket, not a fallback for good.
-                connectionLimitRenewals += 1
-                pipeline.logger(.info, "websocket.connection_limit", ["renewal": "\(connectionLimitRenewals)"])
-                if connectionLimitRenewals > policy.webSocketReconnects { return .fallBack(sticky: false) }
+                // The socket reached its 60-minute limit (the handler throws this only while nothing
+                // was shown): a new socket and the full request, once; a new socket that reports it
+                // again ends the turn.
+                guard !renewedAtConnectionLimit else { throw BackendFailure.connectionLimitReached.finalError }
+                renewedAtConnectionLimit = true
+                pipeline.logger(.info, "websocket.connection_limit")
+            } catch BackendFailure.previousResponseNotFound(let error) {
+                // The server lost the response this request chained onto: the same socket, the
+                // full request, once.
+                guard !resentInFull, var open = socket else { throw error }
+                resentInFull = true
+                pipeline.logger(.info, "websocket.previous_response_not_found")
+                open.memory = nil
+                await runner.socket.keep(open)
             } catch let failure as BackendFailure {
                 // An `error` event before any text (the handler throws it as a failure only then),
                 // handled like the HTTP answer it stands for, on a new socket.
@@ -113,17 +132,43 @@ struct WebSocketStreamCoordinator: Sendable {
                     return .fallBack(sticky: true)
                 case .closed(1009, _):
                     return .fallBack(sticky: false)
+                case .handshakeRejected(let status) where Self.refusesForGood(status):
+                    // No WebSocket at this address (404, 421, …): reconnecting would be refused again.
+                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
+                    pipeline.logger(.warning, "websocket.upgrade_refused", ["status": "\(status)", "url": url])
+                    if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    throw ChappieClientError.webSocketUpgradeRefused(status: status, url: url)
+                case .openTimedOut:
+                    // No answer to the upgrade by the connect deadline: reconnecting would wait as
+                    // long again (5 reconnects were 90 s of silence), so HTTP/SSE at once, or fail.
+                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
+                    pipeline.logger(.warning, "websocket.open_timed_out", ["url": url])
+                    if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    throw ChappieClientError.network(
+                        "\(url): the WebSocket was not open within \(Int(policy.webSocketConnectTimeout)) seconds", mayHaveReachedServer: false)
                 case .handshakeRejected, .closed, .network:
                     reconnects += 1
                     pipeline.logger(.warning, "websocket.dropped", ["reconnect": "\(reconnects)"])
                     guard reconnects <= policy.webSocketReconnects else {
                         if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                         if let failure = handler.pendingFailure { throw failure }
+                        if case .handshakeRejected(let status) = error {
+                            throw ChappieClientError.webSocketUpgradeRefused(
+                                status: status, url: Self.displayedURL(pipeline.endpoints.responsesWebSocket))
+                        }
                         throw ChappieClientError.streamEndedBeforeCompletion
                     }
                     try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
                 }
             } catch {
+                if error is CancellationError, let open = socket, let responseID {
+                    // The caller cancelled mid-response: interrupt it in the background and keep
+                    // the socket if the server confirms (``ResponseInterrupt``); the caller
+                    // returns now.
+                    pipeline.logger(.debug, "websocket.interrupt")
+                    await runner.socket.interrupt(open, responseID: responseID)
+                    throw error
+                }
                 socket?.connection.close(code: Wire.normalClosure)
                 throw error
             }
@@ -146,7 +191,8 @@ struct WebSocketStreamCoordinator: Sendable {
         let timeout = pipeline.policy.webSocketConnectTimeout
         let connection = try await pipeline.perform("websocket") { authorization in
             do {
-                return try await runner.webSockets.connect(url: url, headers: authorization.headers + headers, timeout: timeout)
+                return try await runner.webSockets.connect(url: url, headers: try authorization.headers(to: url, endpoints: pipeline.endpoints) + headers,
+                                                           timeout: timeout)
             } catch WebSocketError.handshakeRejected(status: 401) {
                 throw BackendFailure.unauthorized(code: nil)
             }
@@ -156,6 +202,15 @@ struct WebSocketStreamCoordinator: Sendable {
         return ResponsesSocket.Open(connection: connection, accountID: authorization.accountID, signOutMark: mark,
                                     openedAt: pipeline.time.now(), memory: nil)
     }
+
+    /// Whether an upgrade answered with `status` shows the address has no WebSocket, so another
+    /// attempt would be refused too: a 4xx other than 401 (refreshed first), 408 and 429.
+    static func refusesForGood(_ status: Int) -> Bool {
+        (400..<500).contains(status) && ![401, 408, 429].contains(status)
+    }
+
+    /// `url` as an error names it: scheme, host, port and path, never a query.
+    static func displayedURL(_ url: URL) -> String { DisplayedURL.string(url) }
 
     /// Output items in the form the client sends them back as input (what an incremental
     /// request's input must start with).

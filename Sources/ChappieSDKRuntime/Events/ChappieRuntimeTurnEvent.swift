@@ -20,7 +20,9 @@ public enum ChappieRuntimeTurnEvent: Sendable, Hashable {
     case toolCallRequested(ChappieRuntimeToolCall)
     /// A host tool call finished (completed, failed, denied or cancelled).
     case toolCallCompleted(ChappieRuntimeToolCall)
-    /// A tool call waits for the user's approval.
+    /// A tool call waits for the user's approval (``ChappieRuntimeApproval/Decision/pending``),
+    /// and then, once it is decided, the same call again with ``ChappieRuntimeApproval/Decision/approved``
+    /// or ``ChappieRuntimeApproval/Decision/denied``, before its ``toolCallCompleted(_:)``.
     case approvalRequested(ChappieRuntimeApproval)
     /// A usage-limit snapshot (rate-limit windows) arrived during the turn.
     case usageLimits(ChappieUsageLimitSnapshot)
@@ -47,5 +49,21 @@ public struct ChappieRuntimeTurnStart: Sendable, Hashable {
         self.threadID = threadID
         self.turnID = turnID
         self.input = input
+    }
+}
+
+extension ChappieRuntimeTurnEvent: ChappieMergeableEvent {
+    /// Text and reasoning-summary deltas merge with their own kind when a consumer falls behind.
+    package var mergeableText: (kind: Int, text: String)? {
+        switch self {
+        case .textDelta(let text): (0, text)
+        case .reasoningSummaryDelta(let text): (1, text)
+        default: nil
+        }
+    }
+
+    /// The delta of `kind` (0 text, 1 reasoning summary).
+    package static func mergedText(kind: Int, text: String) -> ChappieRuntimeTurnEvent {
+        kind == 0 ? .textDelta(text) : .reasoningSummaryDelta(text)
     }
 }

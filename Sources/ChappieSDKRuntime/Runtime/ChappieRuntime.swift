@@ -23,8 +23,8 @@ public actor ChappieRuntime {
 
     private let now: @Sendable () -> Date
     private var current: CurrentThread?
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// One turn or thread change at a time, in call order.
+    private let gate = FIFOGate()
 
     /// Creates a runtime; ``ChappieSDK/ChappieClient/runtime(store:)`` is the usual way.
     /// - Parameters:
@@ -65,25 +65,26 @@ public actor ChappieRuntime {
     /// ``ChappieRuntimeTurnEvent/turnFailed(_:)`` comes only after the turn is stored; after a
     /// failure the stream throws the turn's error. Ending iteration early cancels the turn, which
     /// is then stored as cancelled.
+    ///
+    /// A pending ``ChappieRuntimeTurnEvent/approvalRequested(_:)`` holds the turn until your loop
+    /// has dealt with it (asked for the next event): the client's approval handler is asked only
+    /// then. Once the call is decided, ``ChappieRuntimeTurnEvent/approvalRequested(_:)`` comes
+    /// again with the decision, before the call's ``ChappieRuntimeTurnEvent/toolCallCompleted(_:)``.
     public nonisolated func stream(_ message: ChappieInputMessage) -> AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ChappieRuntimeTurnEvent, any Error>.makeStream()
-        let task = Task {
-            do {
-                _ = try await self.runTurn(message) { continuation.yield($0) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+        EventChannel.stream { channel in
+            _ = try await self.runTurn(message, emit: { channel.send($0) }, deliver: { await channel.sendAndWait($0) })
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     /// Runs one turn through the client's stream, stores it (completed, failed or cancelled)
     /// and returns the stored record; rethrows the turn's error after storing it.
-    private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void) async throws -> ChappieThreadTurn {
-        await enterTurn()
-        defer { leaveTurn() }
+    /// `deliver`, when given, sends a pending approval request and returns once the consumer
+    /// dealt with it, so the client's approval handler (which waits for the runtime to ask for
+    /// the next event) runs only after that.
+    private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void,
+                         deliver: (@Sendable (ChappieRuntimeTurnEvent) async -> Void)? = nil) async throws -> ChappieThreadTurn {
+        try await gate.enter()
+        defer { gate.leave() }
         let turnID = UUID()
         let threadID = current?.id ?? UUID()
         let startedAt = now()
@@ -92,7 +93,13 @@ public actor ChappieRuntime {
         var turnError: (any Error)?
         do {
             for try await event in client.stream(message) {
-                for runtimeEvent in recorder.record(event) { emit(runtimeEvent) }
+                for runtimeEvent in recorder.record(event) {
+                    if let deliver, case .approvalRequested(let approval) = runtimeEvent, approval.decision == .pending {
+                        await deliver(runtimeEvent)
+                    } else {
+                        emit(runtimeEvent)
+                    }
+                }
             }
             if recorder.response == nil {
                 throw Task.isCancelled ? CancellationError() : ChappieClientError.streamEndedBeforeCompletion
@@ -182,33 +189,20 @@ public actor ChappieRuntime {
     /// whose stream consumer stopped early is stored as cancelled by then. Use it before exiting
     /// or reporting after cancelling a turn.
     public func waitUntilIdle() async {
-        await enterTurn()
-        leaveTurn()
-    }
-
-    /// Waits until no other turn or thread change runs; they start in call order.
-    private func enterTurn() async {
-        if busy {
-            await withCheckedContinuation { waiters.append($0) }
-        } else {
-            busy = true
-        }
-    }
-
-    /// Hands over to the next waiter, or marks the runtime idle.
-    private func leaveTurn() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+        await gate.enterIgnoringCancellation()
+        gate.leave()
     }
 
     // MARK: Threads
 
     /// Continues the stored thread `threadID`: the client adopts its context, and later turns are
     /// recorded in it. Returns the thread. Throws ``ChappieThreadStoreError`` (for example
-    /// ``ChappieThreadStoreError/threadNotFound(_:)``).
+    /// ``ChappieThreadStoreError/threadNotFound(_:)``), or `CancellationError` when the caller is
+    /// cancelled while a turn runs.
     @discardableResult
     public func resume(threadID: UUID) async throws -> ChappieThread {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         let thread = try await store.thread(id: threadID)
         let context = await client.resumeContext(thread.context)
         current = CurrentThread(id: thread.id, turnCount: thread.turns.count, stored: StoredContext(context))
@@ -218,8 +212,8 @@ public actor ChappieRuntime {
     /// Starts a new conversation: the client's context is cleared (new prompt cache key) and the
     /// next turn creates a new thread. Stored threads are unchanged.
     public func startNewThread() async {
-        await enterTurn()
-        defer { leaveTurn() }
+        await gate.enterIgnoringCancellation()
+        defer { gate.leave() }
         await client.clearContext()
         current = nil
     }
@@ -266,10 +260,11 @@ public actor ChappieRuntime {
     }
 
     /// Deletes the thread. Deleting the current thread also starts a new conversation (as
-    /// ``startNewThread()``). Throws ``ChappieThreadStoreError``.
+    /// ``startNewThread()``). Throws ``ChappieThreadStoreError``, or `CancellationError` when the
+    /// caller is cancelled while a turn runs.
     public func delete(threadID: UUID) async throws {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         try await store.delete(id: threadID)
         if current?.id == threadID {
             await client.clearContext()
@@ -305,8 +300,8 @@ public actor ChappieRuntime {
     private func storeCompaction(
         _ compacting: (ChappieClient) async throws -> (ChappieClientContext, String)
     ) async throws -> ChappieThread {
-        await enterTurn()
-        defer { leaveTurn() }
+        try await gate.enter()
+        defer { gate.leave() }
         guard let current else { throw ChappieRuntimeError.noCurrentThread }
         let before = await client.context().messageCount
         let (context, summary) = try await compacting(client)

@@ -26,7 +26,10 @@ struct TurnRecorder {
         case .toolCallRequested(let request):
             return [record(toolCall: ChappieRuntimeToolCall(request.call, status: .requested))]
         case .toolCallCompleted(let result):
-            return [record(toolCall: ChappieRuntimeToolCall(result))]
+            // A call that waited for approval: its decision first, then the call's result.
+            let pending = approvals.firstIndex { $0.callID == result.call.callID && $0.decision == .pending }
+            let completed = record(toolCall: ChappieRuntimeToolCall(result))
+            return (pending.map { [.approvalRequested(approvals[$0])] } ?? []) + [completed]
         case .approvalRequested(let request):
             return [record(approval: ChappieRuntimeApproval(callID: request.call.callID, toolName: request.call.name,
                                                             arguments: request.call.rawArguments))]

@@ -2,7 +2,7 @@ import ChappieSDK
 import Foundation
 
 /// Stores each thread as a snapshot plus an append-only journal, with an index that makes
-/// listing cheap (DESIGN §5), so that saving one more turn costs what the turn adds.
+/// listing cheap, so that saving one more turn costs what the turn adds.
 ///
 /// Layout inside ``directory`` (mode 0700): per thread `<uuid>.json`, a snapshot of the whole
 /// thread, and `<uuid>.journal`, one record per write made since the snapshot (both mode 0600);
@@ -86,24 +86,43 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
         files = ThreadFileSystem(directory: folder.path, policy: storagePolicy, faults: faults)
     }
 
-    /// The default folder: `Application Support/Chappie/Threads` on Apple platforms;
-    /// `$XDG_DATA_HOME/chappie/threads` on Linux (`~/.local/share/chappie/threads` when
-    /// `XDG_DATA_HOME` is unset or not an absolute path).
+    /// The default folder, one per app: `Application Support/<app>/Chappie/Threads` on Apple
+    /// platforms; `$XDG_DATA_HOME/<app>/chappie/threads` on Linux (`$HOME/.local/share/…` when
+    /// `XDG_DATA_HOME` is unset or not an absolute path). `<app>` is the main bundle's identifier,
+    /// or for a command-line tool its executable's name, so two programs never share a folder.
     public static func defaultDirectory() -> URL {
+        directory(forApp: AppIdentity.name)
+    }
+
+    /// The default folder of the app named `app` (see ``defaultDirectory()``).
+    package static func directory(forApp app: String) -> URL {
         #if canImport(Darwin)
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appending(path: "Library/Application Support", directoryHint: .isDirectory)
-        return support.appending(path: "Chappie/Threads", directoryHint: .isDirectory)
+        applicationSupport().appending(path: app, directoryHint: .isDirectory)
+            .appending(path: "Chappie/Threads", directoryHint: .isDirectory)
         #else
-        let base: URL
-        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            base = URL(fileURLWithPath: xdg, isDirectory: true)
-        } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share", directoryHint: .isDirectory)
-        }
-        return base.appending(path: "chappie/threads", directoryHint: .isDirectory)
+        UserHomeDirectory.dataHome().appending(path: app, directoryHint: .isDirectory)
+            .appending(path: "chappie/threads", directoryHint: .isDirectory)
         #endif
     }
+
+    /// The folder that every program shared before the default became per app
+    /// (`Application Support/Chappie/Threads`; `$XDG_DATA_HOME/chappie/threads` on Linux): the
+    /// `chappie` command-line tool keeps its threads there.
+    package static func sharedLegacyDirectory() -> URL {
+        #if canImport(Darwin)
+        applicationSupport().appending(path: "Chappie/Threads", directoryHint: .isDirectory)
+        #else
+        UserHomeDirectory.dataHome().appending(path: "chappie/threads", directoryHint: .isDirectory)
+        #endif
+    }
+
+    #if canImport(Darwin)
+    /// The user's `Application Support` folder.
+    private static func applicationSupport() -> URL {
+        FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appending(path: "Library/Application Support", directoryHint: .isDirectory)
+    }
+    #endif
 
     // MARK: ChappieThreadStore
 
@@ -185,14 +204,17 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// ``ChappieThreadStoreError/corruptThread(_:reason:)`` (the file was set aside) or another
     /// ``ChappieThreadStoreError``.
     public func thread(id: UUID) async throws -> ChappieThread {
-        try await locked { index in try loadThread(id, index: &index).thread }
+        if files.folderIsMissing() { throw ChappieThreadStoreError.threadNotFound(id) }
+        return try await locked { index in try loadThread(id, index: &index).thread }
     }
 
     /// Summaries from the index, most recent first; archived ones only when `includingArchived`.
     /// Checks each thread's files' size and identity against the index (no thread is read unless
-    /// it changed behind the index's back). Throws ``ChappieThreadStoreError``.
+    /// it changed behind the index's back). A folder that does not exist yet lists nothing and is
+    /// not created. Throws ``ChappieThreadStoreError``.
     public func threads(includingArchived: Bool) async throws -> [ChappieThreadSummary] {
-        try await locked(reconciling: true) { index in
+        if files.folderIsMissing() { return [] }
+        return try await locked(reconciling: true) { index in
             index.entries.values.map(\.summary).filter { includingArchived || !$0.archived }.sortedByRecency()
         }
     }
@@ -210,7 +232,8 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
 
     /// Bytes the thread files use against the policy's cap. Throws ``ChappieThreadStoreError``.
     public func usage() async throws -> ChappieThreadStoreUsage {
-        try await locked(reconciling: true) { index in
+        if files.folderIsMissing() { return ChappieThreadStoreUsage(bytesUsed: 0, byteCap: storagePolicy.byteCap, threadCount: 0) }
+        return try await locked(reconciling: true) { index in
             ChappieThreadStoreUsage(bytesUsed: index.bytesUsed, byteCap: storagePolicy.byteCap, threadCount: index.entries.count)
         }
     }

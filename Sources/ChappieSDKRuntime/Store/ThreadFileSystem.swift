@@ -57,6 +57,13 @@ struct ThreadFileSystem: Sendable {
         return lstat(directory, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether nothing at all is at the store folder's path (not even a link), so a read finds no
+    /// thread there without creating the folder.
+    func folderIsMissing() -> Bool {
+        var info = stat()
+        return lstat(directory, &info) != 0 && errno == ENOENT
+    }
+
     /// The names in the store folder (not in sub-folders), or an empty list if it is unreadable.
     func fileNames() -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

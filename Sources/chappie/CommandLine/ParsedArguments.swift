@@ -31,11 +31,11 @@ enum ArgumentParser {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
-        "app-name",
+        "app-name", "thread",
     ]
     /// Options that take no value.
     static let flagOptions: Set<String> = [
-        "emulator", "fast", "json", "help", "version", "all", "raw", "siwc", "no-browser", "enable-plan-usage", "new-registration",
+        "emulator", "fast", "json", "help", "version", "all", "raw", "siwc", "no-browser", "enable-plan-usage", "new-registration", "tls",
     ]
     /// Known commands.
     static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
@@ -92,8 +92,20 @@ enum ArgumentParser {
         for name in ["model", "account"] where parsed.options[name]?.isEmpty == true {
             throw UsageError(message: "--\(name) needs a value that is not empty", command: parsed.command)
         }
+        if ["login", "logout", "status", "models", "usage", "emulator", "chat", "version"].contains(parsed.command),
+           let extra = parsed.positionals.first {
+            throw UsageError(message: "`chappie \(parsed.command)` takes no arguments, not '\(extra)'", command: parsed.command)
+        }
+        if parsed.options["thread"] != nil, parsed.command != "chat" {
+            throw UsageError(message: "--thread applies only to `chappie chat` (`threads resume ID PROMPT` continues a thread once)",
+                             command: parsed.command)
+        }
         if parsed.options["port"] != nil, parsed.command != "emulator" {
             throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)
+        }
+        if parsed.flag("siwc"), !parsed.flag("emulator"), !["demo", "login", "logout", "status", "help"].contains(parsed.command) {
+            throw UsageError(message: "--siwc applies to demo and to --emulator; a saved sign-in's own route decides where its requests go",
+                             command: parsed.command)
         }
         if parsed.flag("emulator"), parsed.command == "threads", parsed.positionals.first != "resume" {
             throw UsageError(message: "--emulator applies only to `threads resume` (saved threads are local)", command: parsed.command)

@@ -5,8 +5,16 @@ import Foundation
 @MainActor
 enum AccountCommands {
     /// Signs in with the device-code flow. Throws ``ChappieAuthError``.
+    /// Before the flow starts, checks that the sign-in can be saved (``CredentialFolderCheck``),
+    /// and says so when a sign-in is already stored (the new one replaces it).
     static func login(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
+        try CredentialFolderCheck.ensureWritable(environment.configuration.credentialStore)
         let session = Chappie.authSession(configuration: environment.configuration)
+        await session.reload()
+        if session.state == .signedIn, !arguments.flag("json") {
+            let email = session.accountInfo?.email.map { " as " + Terminal.sanitizedLine($0) } ?? ""
+            Terminal.error(Terminal.dim("Already signed in\(email); signing in again replaces that sign-in."))
+        }
         if arguments.flag("siwc") {
             try await SignInWithChatGPTPresenter.signIn(session, arguments, drivesRedirect: environment.emulator != nil)
             return
@@ -23,6 +31,7 @@ enum AccountCommands {
         // A Sign in with ChatGPT sign-in says whether the server confirmed the disconnect.
         let signInWithChatGPT = session.accountInfo?.planUsageEnabled != nil
         let result = try await session.signOutReportingRevocation()
+        CredentialFolderCheck.removeEmptyFolders(environment.configuration.credentialStore)
         if arguments.flag("json") {
             var object: [String: ChappieJSONValue] = ["event": .string(wasSignedIn ? "signed_out" : "not_signed_in")]
             if wasSignedIn, signInWithChatGPT { object["remote_disconnect_confirmed"] = .bool(result.remoteDisconnectConfirmed) }
@@ -90,15 +99,27 @@ enum AccountCommands {
             }
             if let unchecked { Terminal.line(Terminal.dim("Not checked with the server: " + Terminal.sanitizedLine(unchecked))) }
         case .reauthenticationRequired:
-            Terminal.line("Signed in\(email), but the session can no longer be renewed: run `chappie login`.")
+            Terminal.line("Signed in\(email), but the session can no longer be renewed: run `\(ChappieCommand.loginCommand)`.")
         case .signedOut, .signingIn, .restoring:
             // Say why when the saved sign-in exists but cannot be used (an unsafe folder or file).
             if let error = session.lastError {
                 Terminal.error("chappie: " + Terminal.sanitizedLine(error.errorDescription ?? "the saved sign-in cannot be read"))
             }
-            Terminal.line("Not signed in. Run `chappie login`.")
+            Terminal.line("Not signed in. Run `\(ChappieCommand.loginCommand)`.")
         }
         return exitStatus
+    }
+
+    /// `chappie login` with the options of `arguments` that choose the credential slot and the
+    /// server (`--account`, `--auth-url`, `--backend-url`), each shell-quoted when it needs it.
+    nonisolated static func loginCommand(for arguments: ParsedArguments) -> String {
+        var words = ["chappie", "login"]
+        for name in ["account", "auth-url", "backend-url"] {
+            guard let value = arguments.option(name) else { continue }
+            let plain = value.allSatisfy { $0.isLetter || $0.isNumber || "-_.:/@%+=".contains($0) } && !value.isEmpty
+            words += ["--" + name, plain ? value : "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"]
+        }
+        return Terminal.sanitizedLine(words.joined(separator: " "))
     }
 
     /// Makes sure a credential exists; with the emulator, signs in automatically. Throws
@@ -120,6 +141,12 @@ enum AccountCommands {
             default:
                 throw ChappieClientError.missingCredential
             }
+        }
+        if let emulator = environment.emulator, environment.signsInWithChatGPT {
+            if !json { Terminal.error(Terminal.dim("Signing in to the emulator with Sign in with ChatGPT (its registration, approved at once)…")) }
+            try await EmulatorSignInWithChatGPT.signIn(environment.configuration, emulator: emulator)
+            await session.reload()
+            return
         }
         if !json { Terminal.error(Terminal.dim("Signing in to the emulator with the device-code flow…")) }
         try await session.startDeviceCodeSignIn()

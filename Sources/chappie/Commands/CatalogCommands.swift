@@ -63,18 +63,51 @@ enum CatalogCommands {
     static func usage(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         let json = arguments.flag("json")
         try await AccountCommands.ensureSignedIn(environment, json: json)
-        let snapshot = try await Chappie.client(configuration: environment.configuration).usageLimits()
+        guard let snapshot = try await usageLimits(Chappie.client(configuration: environment.configuration)) else {
+            printPlanUsage(json: json)
+            return
+        }
         if json {
             func window(_ window: ChappieUsageWindow?) -> ChappieJSONValue {
                 guard let window else { return .null }
                 return ["used_percent": .number(window.usedPercent), "window_minutes": window.windowMinutes.map(ChappieJSONValue.integer) ?? .null,
                         "resets_at": window.resetsAt.map { .integer(Int($0.timeIntervalSince1970)) } ?? .null]
             }
+            // The credits the backend reports (has_credits, unlimited, balance), as the text output shows them.
+            let credits: ChappieJSONValue = snapshot.credits.map { credits in
+                ["has_credits": .bool(credits.hasCredits), "unlimited": .bool(credits.unlimited),
+                 "balance": credits.balance.map(ChappieJSONValue.string) ?? .null]
+            } ?? .null
             Terminal.line(ChappieJSONValue.object(["plan": snapshot.plan.map { .string($0.rawValue) } ?? .null,
-                                                   "primary": window(snapshot.primary), "secondary": window(snapshot.secondary)]).jsonString)
+                                                   "primary": window(snapshot.primary), "secondary": window(snapshot.secondary),
+                                                   "limit_reached": snapshot.limitReached.map(ChappieJSONValue.bool) ?? .null,
+                                                   "credits": credits]).jsonString)
             return
         }
         printUsage(snapshot)
+    }
+
+    /// The client's usage limits, or nil on a Sign in with ChatGPT sign-in, whose plan reports no
+    /// figures. Throws ``ChappieClientError``.
+    static func usageLimits(_ client: ChappieClient) async throws -> ChappieUsageLimitSnapshot? {
+        do {
+            return try await client.usageLimits()
+        } catch ChappieClientError.publicAPI(let error) where error.code == .usageFiguresUnavailable {
+            return nil
+        }
+    }
+
+    /// Says that a Sign in with ChatGPT sign-in's plan reports no usage figures, and where the
+    /// user manages usage (the same link ``ChappieAPIError/manageUsageURL`` gives apps).
+    static func printPlanUsage(json: Bool) {
+        let url = ChappieAPIError.manageUsageURL.absoluteString
+        if json {
+            Terminal.line(ChappieJSONValue.object(["route": "sign_in_with_chatgpt", "figures_reported": false,
+                                                   "manage_usage_url": .string(url)]).jsonString)
+            return
+        }
+        Terminal.line("Using your ChatGPT plan: it reports no usage figures or reset times to apps.")
+        Terminal.line("Manage usage: \(url)")
     }
 
     /// Prints a snapshot as bars.

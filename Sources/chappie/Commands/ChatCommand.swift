@@ -3,7 +3,8 @@ import ChappieSDKRuntime
 import Foundation
 
 /// `chat`: an interactive conversation, streamed, with `/model`, `/clear`, `/compact`, `/context`.
-/// Every turn is saved as a thread (see `chappie threads`).
+/// Every turn is saved as a thread (see `chappie threads`); `--thread ID` continues a saved one.
+/// On a terminal the line is edited in place (``LineEditor``: arrows, history, Backspace).
 ///
 /// Ctrl-C during a turn (or a slash command that talks to the server) cancels only that; the turn
 /// is saved as cancelled and the next prompt is sent normally. Ctrl-C at the prompt clears the
@@ -33,7 +34,15 @@ enum ChatCommand {
         }
         let client = Chappie.client(configuration: environment.configuration, harness: harness, tools: tools,
                                     toolApprovalHandler: { request in await askApproval(request) })
-        let runtime = client.runtime(store: ThreadCommands.store())
+        let store = ThreadCommands.store()
+        let runtime = client.runtime(store: store)
+        if let given = arguments.option("thread") {
+            // Continue a saved thread: its messages go with the next prompt, its model too.
+            let thread = try await runtime.resume(threadID: try await ThreadCommands.resolve(given, in: store).id)
+            if !json {
+                Terminal.line(Terminal.dim("Continuing \"\(Terminal.sanitizedLine(thread.title))\" (\(ThreadCommands.count(thread.turns.count, "turn")) so far)."))
+            }
+        }
         if let model = arguments.option("model") { await CatalogCommands.warnIfUnknownModel(model, client: client, json: json) }
         let interactive = Terminal.stdinIsTerminal
         let prompt = interactive && !json ? Terminal.bold("you> ") : nil
@@ -45,14 +54,18 @@ enum ChatCommand {
         // restored after each turn, so there is no moment in which Ctrl-C ends the chat.
         let idle: @Sendable () -> Bool = {
             guard interactive else { return false }
+            StandardInputLines.shared.discardLine()
             Terminal.write("\n" + (prompt ?? ""))
             return true
         }
         InterruptRouter.shared.setHandler(idle)
         defer { InterruptRouter.shared.setHandler(nil) }
+        // On a terminal, lines are edited (arrows, history) in raw mode; restored when chat ends.
+        if prompt != nil { _ = StandardInputLines.shared.startEditing() }
+        defer { StandardInputLines.shared.stopEditing() }
         while true {
             if let prompt { Terminal.write(prompt) }
-            guard let line = await StandardInputLines.shared.next() else {
+            guard let line = await StandardInputLines.shared.next(prompt: prompt ?? "") else {
                 if prompt != nil { Terminal.line() }
                 break
             }
@@ -60,7 +73,9 @@ enum ChatCommand {
                 if case .notText(let bytes) = line { Terminal.error("chappie: skipped a line that is not UTF-8 text (\(bytes) bytes)") }
                 continue
             }
-            let text = entered.trimmingCharacters(in: .whitespaces)
+            // Escape sequences (an arrow key where the terminal does not edit) and control
+            // characters are not text: a line of nothing else is not sent.
+            let text = Terminal.sanitizedLine(entered).trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
             do {
                 if text.hasPrefix("/") {
@@ -83,7 +98,8 @@ enum ChatCommand {
             }
         }
         if let thread = await runtime.currentThreadID, interactive, !json {
-            Terminal.error(Terminal.dim("Saved to thread \(thread.uuidString.lowercased()); `\(Invocation.command) threads resume` continues it."))
+            let id = thread.uuidString.lowercased()
+            Terminal.error(Terminal.dim("Saved to thread \(id); `\(Invocation.command) chat --thread \(id.prefix(8))` continues it."))
         }
     }
 
@@ -196,8 +212,13 @@ enum ChatCommand {
     /// Asks on the terminal whether a `.ask` tool may run (denied when input is not a terminal).
     static func askApproval(_ request: ChappieApprovalRequest) async -> ChappieApprovalDecision {
         guard Terminal.stdinIsTerminal else { return .denied(reason: "No one was there to approve it.") }
-        Terminal.error("Allow the tool " + Terminal.sanitizedLine("\(request.call.name)(\(request.call.rawArguments))") + "? [y/N] ")
-        guard case .text(let answer)? = await StandardInputLines.shared.next() else { return .denied(reason: "The user declined.") }
+        let question = "Allow the tool " + Terminal.sanitizedLine("\(request.call.name)(\(request.call.rawArguments))") + "? [y/N] "
+        // While lines are edited the answer is typed after the question, on its line.
+        let editing = StandardInputLines.shared.isEditing
+        if editing { Terminal.write(question) } else { Terminal.error(question) }
+        guard case .text(let answer)? = await StandardInputLines.shared.next(prompt: editing ? question : "") else {
+            return .denied(reason: "The user declined.")
+        }
         return answer.lowercased().hasPrefix("y") ? .approved() : .denied(reason: "The user declined.")
     }
 }

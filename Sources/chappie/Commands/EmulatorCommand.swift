@@ -24,23 +24,42 @@ enum EmulatorCommand {
         let approveAfter = arguments.option("approve-after") == "never" ? nil : try integer("approve-after", default: 2)
         let emulator = try await ChappieEmulator.start(.init(
             port: port, pollingIntervalSeconds: pollInterval, autoApproveAfterPolls: approveAfter, standingReply: replay))
+        let tls: ChappieEmulator.TLSEndpoint?
+        do {
+            tls = arguments.flag("tls") ? try await emulator.startTLS() : nil
+        } catch {
+            await emulator.shutdown()
+            throw error
+        }
         let authURL = emulator.baseURL.absoluteString
         let backendURL = emulator.backendBaseURL.absoluteString
         let discoveryURL = emulator.signInWithChatGPTIssuer.absoluteString + "/.well-known/openid-configuration"
         let publicAPIURL = emulator.publicAPIBaseURL.absoluteString
         if arguments.flag("json") {
-            Terminal.line(ChappieJSONValue.object([
+            var object: [String: ChappieJSONValue] = [
                 "event": "listening", "url": .string(authURL), "port": .integer(emulator.port),
                 "auth_url": .string(authURL), "backend_url": .string(backendURL),
                 "siwc_discovery_url": .string(discoveryURL), "public_api_url": .string(publicAPIURL),
                 "approve_after_polls": approveAfter.map(ChappieJSONValue.integer) ?? .null, "poll_interval_seconds": .integer(pollInterval),
-            ]).jsonString)
+            ]
+            if let tls {
+                object["tls_url"] = .string(tls.baseURL.absoluteString)
+                object["tls_port"] = .integer(tls.port)
+                object["tls_backend_url"] = .string(tls.backendBaseURL.absoluteString)
+                object["ca_certificate"] = .string(tls.certificateAuthorityPath)
+            }
+            Terminal.line(ChappieJSONValue.object(object).jsonString)
         } else {
             Terminal.line("Chappie emulator listening on \(authURL)")
             Terminal.line("  auth issuer:  \(authURL)")
             Terminal.line("  backend:      \(backendURL)")
             Terminal.line("  SIWC issuer:  \(discoveryURL)")
             Terminal.line("  public API:   \(publicAPIURL)  (Sign in with ChatGPT tokens)")
+            if let tls {
+                Terminal.line("  https:        \(tls.baseURL.absoluteString) (backend \(tls.backendBaseURL.absoluteString))")
+                Terminal.line("  CA:           \(tls.certificateAuthorityPath)")
+                Terminal.line("                (Codex CLI: CODEX_CA_CERTIFICATE=\(tls.certificateAuthorityPath); curl: --cacert)")
+            }
             if case .replaySSE(let body, let offsets, _)? = replay {
                 Terminal.line("  replaying:    \(body.count) bytes in \(offsets.count + 1) chunks for every /responses call")
             }
@@ -57,6 +76,7 @@ enum EmulatorCommand {
             Terminal.line("Press Ctrl-C to stop.")
         }
         await waitForTerminationSignal()
+        await tls?.shutdown()
         await emulator.shutdown()
     }
 

@@ -21,6 +21,7 @@ enum HelpCommand {
 
         Options:
           --emulator           Run ask, chat, models, usage or threads resume on a throwaway emulator
+          --siwc               With demo or --emulator: sign in with Sign in with ChatGPT (the public API)
           --model SLUG         Model to use (default gpt-5.5)
           --fast               Ask for low reasoning effort
           --account NAME       Credential slot to use (default "default")
@@ -35,23 +36,34 @@ enum HelpCommand {
         4 usage limit reached, 5 network or server error, 130 interrupted.
         """
 
+    /// The options that pick the server and the transport, as the usage lines of the commands
+    /// that talk to the backend show them.
+    static let connection = "[--auth-url URL [--backend-url URL] | --emulator] [--transport auto|websocket|http]"
+
+    /// What ``connection``'s options do.
+    static let connectionHelp = """
+        --auth-url URL sends the sign-in and the requests to that server (or CHAPPIE_AUTH_URL; its /backend-api
+        unless --backend-url says otherwise); --emulator runs the command on a throwaway in-process emulator;
+        --transport picks WebSocket with HTTP as the fallback (auto), WebSocket only, or HTTP only (or CHAPPIE_TRANSPORT).
+        """
+
     /// Help for one command.
     static func help(for command: String) -> String {
         switch command {
-        case "demo": "Usage: chappie demo [PROMPT] [--json]\nStarts an emulator, signs in with the device-code flow, streams a reply and shows usage."
+        case "demo": "Usage: chappie demo [PROMPT] [--siwc] [--json]\nStarts an emulator, signs in with the device-code flow (--siwc: Sign in with ChatGPT), streams a reply and shows usage."
         case "login": "Usage: chappie login [--account NAME] [--auth-url URL] [--json]\nShows a user code and a URL; enter the code there to sign in.\n"
             + "       chappie login --siwc [--no-browser] [--port N] [--app-name NAME] [--enable-plan-usage] [--new-registration]\n"
             + "Signs in with Sign in with ChatGPT: opens ChatGPT's sign-in page (or prints it with --no-browser) and waits\n"
             + "for the browser to come back to 127.0.0.1. --enable-plan-usage asks for ChatGPT plan usage again."
         case "logout": "Usage: chappie logout [--account NAME] [--json]\nRevokes and deletes the stored credential of this account slot."
         case "status": "Usage: chappie status [--account NAME] [--json]\nShows who is signed in, checked with the server; exits 3 when sign-in is needed."
-        case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--raw] [--json]\n       echo PROMPT | chappie ask"
-        case "chat": "Usage: chappie chat [--model SLUG] [--fast] [--sample inventory] [--raw] [--json]\nReads one prompt per line; /model SLUG, /clear, /compact [SUMMARY], /context, /quit.\nCtrl-C stops the reply in progress (or clears the line); Ctrl-D leaves.\nA network or server error ends only that turn; one that needs sign-in (exit 3) or a reached usage limit (exit 4) ends the chat."
-        case "models": "Usage: chappie models [--json]"
-        case "usage": "Usage: chappie usage [--json]"
+        case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--account NAME] \(connection) [--raw] [--json]\n       echo PROMPT | chappie ask\n\(connectionHelp)"
+        case "chat": "Usage: chappie chat [--thread ID] [--model SLUG] [--fast] [--sample inventory] [--account NAME] \(connection) [--raw] [--json]\n\(connectionHelp)\n--thread ID continues a saved thread (its ID or first 4+ characters).\nReads one prompt per line, with line editing and history on a terminal; /model SLUG, /clear, /compact [SUMMARY], /context, /quit.\nCtrl-C stops the reply in progress (or clears the line); Ctrl-D leaves.\nA network or server error ends only that turn; one that needs sign-in (exit 3) or a reached usage limit (exit 4) ends the chat."
+        case "models": "Usage: chappie models [--account NAME] \(connection) [--json]\n\(connectionHelp)"
+        case "usage": "Usage: chappie usage [--account NAME] \(connection) [--json]\n\(connectionHelp)"
         case "threads": "Usage: \(ThreadCommands.usage)\nThe conversations `demo`, `chat` and `threads resume` saved, newest first."
         case "help": "Usage: chappie help [COMMAND]"
-        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--json]\nPrints the --auth-url and --backend-url to use; approves device codes after 2 polls by default."
+        case "emulator": "Usage: chappie emulator [--port N] [--poll-interval SECONDS] [--approve-after POLLS|never] [--replay-sse FILE [--chunk-offsets N,N,…]] [--tls] [--json]\nPrints the --auth-url and --backend-url to use; approves device codes after 2 polls by default.\n--tls also serves HTTPS on a second port, with a certificate authority made for this run (its path is printed; for the Codex CLI set CODEX_CA_CERTIFICATE to it)."
         default: overview
         }
     }

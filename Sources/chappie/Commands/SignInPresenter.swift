@@ -8,7 +8,10 @@ enum SignInPresenter {
     static func signIn(_ session: ChappieAuthSession, json: Bool, desktop: Bool = true) async throws {
         let progress = ProgressLine()
         defer { progress.stop() }
+        // Until the sign-in server hands out a code (a slow one takes up to 30 s).
+        if !json { progress.startWaiting("Waiting for the sign-in server") }
         try await session.startDeviceCodeSignIn { code in
+            progress.stop()
             let url = code.verificationURL
             if json {
                 Terminal.line(ChappieJSONValue.object(["event": "device_code", "user_code": .string(code.userCode),

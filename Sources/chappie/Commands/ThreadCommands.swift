@@ -16,6 +16,18 @@ enum ThreadCommands {
         guard let subcommand = arguments.positionals.first else { throw UsageError(message: "threads needs a subcommand: \(usage)") }
         let json = arguments.flag("json")
         let store = Self.store()
+        // Files set aside or skipped are named, also when the command fails because of them.
+        do {
+            try await perform(subcommand, arguments, store: store, json: json)
+        } catch {
+            await reportIssues(in: store, json: json)
+            throw error
+        }
+        await reportIssues(in: store, json: json)
+    }
+
+    /// Runs the subcommand `subcommand` on `store`. Throws as ``run(_:)`` does.
+    private static func perform(_ subcommand: String, _ arguments: ParsedArguments, store: ChappieFileThreadStore, json: Bool) async throws {
         switch subcommand {
         case "list":
             try await list(store, includingArchived: arguments.flag("all"), json: json)
@@ -35,8 +47,15 @@ enum ThreadCommands {
         default:
             throw UsageError(message: "unknown threads subcommand '\(subcommand)': \(usage)")
         }
-        for issue in await store.issues() where !json {
-            Terminal.error(Terminal.dim("note: " + Terminal.sanitizedLine("\(issue.fileName): \(issue.detail)")))
+    }
+
+    /// Prints a note for each problem `store` found (a damaged file set aside: with the path it
+    /// was moved to), unless the output is JSON.
+    private static func reportIssues(in store: ChappieFileThreadStore, json: Bool) async {
+        guard !json else { return }
+        for issue in await store.issues() {
+            let moved = issue.setAsideAs.map { "; moved to " + store.directory.appending(path: $0).path } ?? ""
+            Terminal.error(Terminal.dim("note: " + Terminal.sanitizedLine("\(issue.fileName): \(issue.detail)\(moved)")))
         }
     }
 
@@ -44,13 +63,15 @@ enum ThreadCommands {
     /// `CHAPPIE_TEST_THREAD_WRITE_FAULT=ENOSPC` (or another `errno` name or number): every
     /// write of a thread file then fails that way, so tests see a full disk without filling one.
     static func store() -> ChappieFileThreadStore {
+        // The folder the CLI has always used, named explicitly (an app's default is its own).
+        let directory = ChappieFileThreadStore.sharedLegacyDirectory()
         #if DEBUG
         if let name = ProcessInfo.processInfo.environment["CHAPPIE_TEST_THREAD_WRITE_FAULT"], !name.isEmpty {
             let number = ["ENOSPC": ENOSPC, "EIO": EIO, "EDQUOT": EDQUOT][name] ?? Int32(name) ?? ENOSPC
-            return ChappieFileThreadStore(directory: nil, faults: .failingThreadWrites(errorNumber: number, bytesWritten: 7))
+            return ChappieFileThreadStore(directory: directory, faults: .failingThreadWrites(errorNumber: number, bytesWritten: 7))
         }
         #endif
-        return ChappieFileThreadStore()
+        return ChappieFileThreadStore(directory: directory)
     }
 
     /// Streams the reply to `message` through `runtime`, which saves the turn; returns the thread
@@ -107,11 +128,12 @@ enum ThreadCommands {
             Terminal.line(includingArchived ? "No saved threads." : "No saved threads (archived ones are hidden; use --all).")
             return
         }
-        Terminal.line(Terminal.bold("ID                                    UPDATED           MSGS  TITLE"))
+        // Turns, not transcript messages: a compacted thread's transcript is short or empty.
+        Terminal.line(Terminal.bold("ID                                    UPDATED          TURNS  TITLE"))
         for thread in threads {
-            let count = String(thread.messageCount)
+            let count = String(thread.turnCount)
             Terminal.line(thread.id.uuidString.lowercased() + "  " + format(thread.updatedAt) + "  "
-                + String(repeating: " ", count: max(0, 4 - count.count)) + count + "  "
+                + String(repeating: " ", count: max(0, 5 - count.count)) + count + "  "
                 + Terminal.sanitizedLine(thread.title) + (thread.archived ? Terminal.dim(" (archived)") : ""))
         }
     }
@@ -200,15 +222,25 @@ enum ThreadCommands {
 
     /// The thread named by the second positional argument: a full id or a unique prefix of at
     /// least 4 characters (archived threads included). A full id is looked up too, so an unknown
-    /// one is the same usage error as an unknown prefix (and `delete` never reports deleting a
-    /// thread that was not there). Throws ``UsageError`` or ``ChappieThreadStoreError``.
+    /// one is the same error as an unknown prefix (and `delete` never reports deleting a thread
+    /// that was not there). Throws ``UsageError``, ``ThreadNotFound`` or ``ChappieThreadStoreError``.
     private static func resolve(_ arguments: ParsedArguments, in store: ChappieFileThreadStore) async throws -> ChappieThreadSummary {
         guard arguments.positionals.count >= 2 else { throw UsageError(message: "threads \(arguments.positionals[0]) needs a thread ID: \(usage)") }
-        let text = arguments.positionals[1].lowercased()
-        guard text.count >= 4 else { throw UsageError(message: "'\(arguments.positionals[1])' is not a thread ID") }
+        return try await resolve(arguments.positionals[1], in: store)
+    }
+
+    /// The thread whose id is `given` or starts with it (at least 4 characters, any case).
+    /// Throws ``UsageError`` (too short, or ambiguous), ``ThreadNotFound`` or
+    /// ``ChappieThreadStoreError``.
+    static func resolve(_ given: String, in store: ChappieFileThreadStore) async throws -> ChappieThreadSummary {
+        let text = given.lowercased()
+        guard text.count >= 4 else {
+            throw UsageError(message: "'\(Terminal.sanitizedLine(given))' is not a thread ID: give the ID or at least its first 4 characters")
+        }
         let matches = try await store.threads(includingArchived: true).filter { $0.id.uuidString.lowercased().hasPrefix(text) }
         guard matches.count == 1, let match = matches.first else {
-            throw UsageError(message: matches.isEmpty ? "no thread ID starts with '\(text)'" : "'\(text)' matches \(matches.count) threads; give more of the ID")
+            if matches.isEmpty { throw ThreadNotFound(prefix: text) }
+            throw UsageError(message: "'\(text)' matches \(matches.count) threads; give more of the ID")
         }
         return match
     }
@@ -242,7 +274,7 @@ enum ThreadCommands {
                 "id": .string(turn.id.uuidString.lowercased()), "status": .string(turn.status.rawValue),
                 "started_at": .string(iso(turn.startedAt)), "ended_at": .string(iso(turn.endedAt)),
                 "model": turn.model.map(ChappieJSONValue.string) ?? .null, "response_id": turn.responseID.map(ChappieJSONValue.string) ?? .null,
-                "input": messages(turn.input), "output_text": .string(turn.outputText),
+                "input": messages(turn.input), "output_text": .string(turn.outputText), "partial": .bool(turn.isPartial),
                 "tool_calls": .array(turn.toolCalls.map { call in
                     ["call_id": .string(call.callID), "name": .string(call.name), "arguments": .string(call.arguments),
                      "status": .string(call.status.rawValue), "output": call.output.map(ChappieJSONValue.string) ?? .null]
@@ -279,6 +311,17 @@ enum ThreadCommands {
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         formatter.locale = Locale(identifier: "en_US_POSIX")
         return formatter.string(from: date)
+    }
+}
+
+/// No saved thread has an id that starts with the given text: exit status 1 (a failure, not a
+/// usage error; the command line was right).
+struct ThreadNotFound: Error, LocalizedError {
+    /// The id or prefix that was looked for, lower case.
+    var prefix: String
+
+    var errorDescription: String? {
+        "no thread ID starts with '\(Terminal.sanitizedLine(prefix))'"
     }
 }
 

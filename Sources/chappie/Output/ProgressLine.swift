@@ -5,6 +5,8 @@ import Foundation
 @MainActor
 final class ProgressLine {
     private var task: Task<Void, Never>?
+    /// A line was drawn (so ``stop()`` erases it).
+    private var drawn = false
     private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
     /// Starts showing `label` with the time left until `deadline`.
@@ -16,17 +18,38 @@ final class ProgressLine {
                 let left = max(0, Int(deadline.timeIntervalSinceNow))
                 let clock = String(format: "%d:%02d", left / 60, left % 60)
                 Terminal.write("\r\u{1B}[2K\(Self.frames[frame % Self.frames.count]) \(label) (code expires in \(clock))")
+                drawn = true
                 frame += 1
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
     }
 
-    /// Stops and erases the line.
+    /// Shows `label` with the seconds since the call, from `delay` on (a reply that starts
+    /// sooner shows nothing), until ``stop()``: "⠋ Waiting for the server (12 s)".
+    func startWaiting(_ label: String, after delay: Duration = .seconds(1)) {
+        guard Terminal.colors else { return }
+        let started = Date()
+        // Weak: a line whose owner is gone stops drawing.
+        task = Task { @MainActor [weak self] in
+            try? await Task.sleep(for: delay)
+            var frame = 0
+            while !Task.isCancelled, let self {
+                let seconds = Int(Date().timeIntervalSince(started))
+                Terminal.write("\r\u{1B}[2K\(Self.frames[frame % Self.frames.count]) \(label) (\(seconds) s)")
+                self.drawn = true
+                frame += 1
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Stops and erases the line, when one was drawn.
     func stop() {
         guard let task else { return }
         task.cancel()
         self.task = nil
-        Terminal.write("\r\u{1B}[2K")
+        if drawn { Terminal.write("\r\u{1B}[2K") }
+        drawn = false
     }
 }

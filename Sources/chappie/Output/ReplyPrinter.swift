@@ -15,14 +15,20 @@ struct ReplyPrinter {
     let raw: Bool
     private var sanitizer = TerminalSanitizer()
     private var endedWithNewline = true
+    /// "Waiting for the server (N s)" on a terminal until the reply's first event.
+    private let waiting = ProgressLine()
 
+    /// A printer for one reply; on a terminal (not with `json`) it shows that it waits for the
+    /// server until the reply's first event.
     init(json: Bool, raw: Bool = false) {
         self.json = json
         self.raw = raw
+        if !json { waiting.startWaiting("Waiting for the server") }
     }
 
     /// A piece of the reply's text.
     mutating func text(_ text: String) {
+        waiting.stop()
         if json {
             Terminal.line(ChappieJSONValue.object(["event": "text_delta", "text": .string(text)]).jsonString)
         } else {
@@ -35,6 +41,7 @@ struct ReplyPrinter {
 
     /// The model asked for a host tool.
     mutating func toolCall(name: String, callID: String, arguments: String) {
+        waiting.stop()
         if json {
             Terminal.line(ChappieJSONValue.object(["event": "tool_call", "name": .string(name), "call_id": .string(callID),
                                                    "arguments": .string(arguments)]).jsonString)
@@ -46,6 +53,7 @@ struct ReplyPrinter {
 
     /// A host tool finished (completed, failed, denied or cancelled).
     mutating func toolResult(name: String, callID: String, status: String, output: String) {
+        waiting.stop()
         if json {
             Terminal.line(ChappieJSONValue.object(["event": "tool_result", "call_id": .string(callID), "status": .string(status),
                                                    "output": .string(output)]).jsonString)
@@ -58,6 +66,7 @@ struct ReplyPrinter {
     /// The reply is complete; `threadID` is the thread it was saved to, if any.
     mutating func completed(responseID: String?, text: String, usage: ChappieTokenUsage?, threadID: String? = nil,
                             transport: ChappieStreamingTransport? = nil) {
+        waiting.stop()
         guard json else {
             endLine()
             return
@@ -76,6 +85,7 @@ struct ReplyPrinter {
     /// Ends a reply that stopped early (a cancelled or failed turn): the text so far gets its
     /// line end, and an unfinished escape sequence is dropped.
     mutating func interrupted() {
+        waiting.stop()
         guard !json else { return }
         endLine()
     }

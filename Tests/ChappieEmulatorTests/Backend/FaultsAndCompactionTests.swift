@@ -64,6 +64,7 @@ struct FaultsAndCompactionTests {
             let output = try #require(answer.json["output"] as? [[String: Any]])
             #expect(output.map { $0["role"] as? String ?? $0["type"] as? String } == ["developer", "user", "compaction"])
             #expect((output.last?["encrypted_content"] as? String)?.isEmpty == false)
+            #expect((output.last?["id"] as? String)?.hasPrefix("cmp_") == true)
             let bad = try await http.postJSON("/backend-api/codex/responses/compact", ["model": "gpt-5.5", "input": "x"], bearer: tokens.accessToken)
             #expect(bad.status == 400 && bad.detail == "Input must be a list")
             #expect(try await http.postJSON("/backend-api/codex/responses/compact", body).status == 401)
@@ -106,6 +107,9 @@ struct FaultsAndCompactionTests {
             #expect(done.count == 1)
             #expect(done.first?["type"] as? String == "compaction")
             #expect((done.first?["encrypted_content"] as? String)?.isEmpty == false)
+            #expect((done.first?["id"] as? String)?.hasPrefix("cmp_") == true, "every output item has an id")
+            let added = answer.events.first { $0.type == "response.output_item.added" }?.data["item"] as? [String: Any]
+            #expect(added?["id"] as? String == done.first?["id"] as? String)
             #expect(answer.events.last?.type == "response.completed")
             let output = ((answer.events.last?.data["response"] as? [String: Any])?["output"] as? [[String: Any]]) ?? []
             #expect(output.map { $0["type"] as? String } == ["compaction"])

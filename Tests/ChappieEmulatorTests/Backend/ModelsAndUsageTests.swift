@@ -50,6 +50,23 @@ struct ModelsAndUsageTests {
         }
     }
 
+    @Test("Workspace routing discovery lists the account with the emulator's origin and no residency constraint")
+    func accountsCheck() async throws {
+        try await withEmulator { emulator, http in
+            let tokens = await emulator.issueTokens()
+            let answer = try await http.get("/backend-api/wham/accounts/check", bearer: tokens.accessToken)
+            #expect(answer.status == 200)
+            let accounts = try #require(answer.json["accounts"] as? [[String: Any]])
+            let account = try #require(accounts.first)
+            #expect(accounts.count == 1)
+            #expect(account["id"] as? String == emulator.configuration.account.accountID)
+            #expect(account["workspace_backend_origin"] as? String == emulator.baseURL.absoluteString)
+            #expect(account["account_routing_override"] as? String == "NO_CONSTRAINT")
+            #expect(answer.json["default_account_id"] as? String == emulator.configuration.account.accountID)
+            #expect(try await http.get("/backend-api/wham/accounts/check").status == 401)
+        }
+    }
+
     @Test("Usage reports integer windows that grow with each response")
     func usage() async throws {
         try await withEmulator(.init(usagePercentPerResponse: 5)) { emulator, http in

@@ -63,7 +63,7 @@ struct ResponsesWebSocketTests {
             // given a prewarm
             connection.writeText(try create(["generate": false]))
             let prewarm = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
-            #expect(prewarm.map { $0["type"] as? String } == ["codex.rate_limits", "response.created", "response.completed"])
+            #expect(prewarm.map { $0["type"] as? String } == ["codex.rate_limits", "response.created", "response.metadata", "response.completed"])
             let prewarmResponse = try #require(prewarm.last?["response"] as? [String: Any])
             #expect((prewarmResponse["output"] as? [Any])?.isEmpty == true)
             let prewarmID = try #require(prewarmResponse["id"] as? String)
@@ -71,9 +71,13 @@ struct ResponsesWebSocketTests {
             let newItems: [[String: Any]] = [["type": "message", "role": "user", "content": [["type": "input_text", "text": "over ws"]]]]
             connection.writeText(try create(["previous_response_id": prewarmID, "input": newItems]), fragmented: true)
             let turn = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
+                .filter { $0["type"] as? String != "response.metadata" }
             // then
             #expect(turn.first?["type"] as? String == "codex.rate_limits")
             #expect(turn.dropFirst().map { $0["sequence_number"] as? Int } == Array(0..<(turn.count - 1)))
+            let turnResponse = turn.last?["response"] as? [String: Any]
+            #expect(turnResponse?["previous_response_id"] as? String == prewarmID, "an incremental request's response echoes its chain")
+            #expect(prewarmResponse["previous_response_id"] is NSNull)
             let text = turn.filter { $0["type"] as? String == "response.output_text.delta" }.compactMap { $0["delta"] as? String }.joined()
             #expect(text == ChappieEmulator.defaultReply(for: "over ws"))
             let usage = (turn.last?["response"] as? [String: Any])?["usage"] as? [String: Any]
@@ -104,6 +108,61 @@ struct ResponsesWebSocketTests {
             let close = await offPool { connection.readFrame() }
             #expect(close?.opcode == 8)
             #expect(await offPool { connection.isClosedByServer() })
+        }
+    }
+
+    @Test("The turn state travels in response.metadata after response.created, and an echoed one is kept")
+    func turnStateInMetadata() async throws {
+        try await withEmulator { emulator, _ in
+            let tokens = await emulator.issueTokens()
+            let (connection, _) = try await open(emulator, token: tokens.accessToken)
+            connection.writeText(try create([:]))
+            let first = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
+            let types = first.map { $0["type"] as? String ?? "" }
+            let metadataIndex = try #require(types.firstIndex(of: "response.metadata"))
+            #expect(types[metadataIndex - 1] == "response.created")
+            let state = try #require((first[metadataIndex]["headers"] as? [String: Any])?["x-codex-turn-state"] as? String)
+            #expect(state.hasPrefix("ts_"))
+            #expect(first[metadataIndex]["response_id"] as? String == (first[metadataIndex - 1]["response"] as? [String: Any])?["id"] as? String)
+            // when the next frame of the turn echoes it
+            connection.writeText(try create(["client_metadata": ["x-codex-turn-state": state]]))
+            let second = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
+            let echoed = second.first { $0["type"] as? String == "response.metadata" }
+            #expect((echoed?["headers"] as? [String: Any])?["x-codex-turn-state"] as? String == state)
+        }
+    }
+
+    @Test("response.interrupt with discard_partial_items ends the streaming response as interrupted and keeps the socket")
+    func interrupt() async throws {
+        try await withEmulator { emulator, _ in
+            let tokens = await emulator.issueTokens()
+            let (connection, _) = try await open(emulator, token: tokens.accessToken)
+            // The reply stalls after its first events: only the interrupt can end it, however slow the machine.
+            await emulator.enqueue(.cut(.text("a long answer that stops half way"), afterEvents: 5, ending: .stall))
+            connection.writeText(try create([:]))
+            let started = await offPool { connection.readEvents(until: "response.created") }.map(\.data)
+            let responseID = try #require(started.first { $0["type"] as? String == "response.created" }.flatMap { ($0["response"] as? [String: Any])?["id"] as? String })
+            // when
+            connection.writeText(#"{"type":"response.interrupt","response_id":"\#(responseID)","mode":"discard_partial_items"}"#)
+            let rest = await offPool { connection.readEvents(until: "response.incomplete") }.map(\.data)
+            // then
+            let incomplete = try #require(rest.last)
+            #expect(incomplete["type"] as? String == "response.incomplete")
+            let response = incomplete["response"] as? [String: Any]
+            #expect(response?["id"] as? String == responseID)
+            #expect((response?["incomplete_details"] as? [String: Any])?["reason"] as? String == "interrupted")
+            #expect((response?["output"] as? [Any])?.isEmpty == true)
+            #expect(!rest.contains { $0["type"] as? String == "response.completed" })
+            // and the socket serves the next request; response.processed is accepted without an answer
+            connection.writeText(#"{"type":"response.processed","response_id":"\#(responseID)"}"#)
+            connection.writeText(try create([:]))
+            let next = await offPool { connection.readEvents(until: "response.completed") }.map(\.data)
+            #expect(next.last?["type"] as? String == "response.completed")
+            #expect(!next.contains { $0["type"] as? String == "error" })
+            let frames = await emulator.recordedRequests().filter { $0.method == "WS" }.compactMap {
+                (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any])?["type"] as? String
+            }
+            #expect(frames == ["response.create", "response.interrupt", "response.processed", "response.create"])
         }
     }
 }

@@ -42,6 +42,10 @@ final class RawHTTPConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        // A backstop, not a wait: a read that gets nothing for a minute ends (as EOF), so a test
+        // waiting for something the server never sends fails instead of hanging the run.
+        var limit = timeval(tv_sec: 60, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }
@@ -198,16 +202,21 @@ final class RawHTTPConnection: @unchecked Sendable {
         return (opcode, payload)
     }
 
-    /// Reads text frames until one whose JSON `type` is `type` (inclusive); returns them as events.
+    /// Reads text frames until one whose JSON `type` is `type`, or one that ends a response
+    /// (`response.completed`, `.incomplete`, `.failed`, `error`), inclusive; returns them as events.
+    /// A test that waits for the wrong end so fails instead of waiting forever.
     func readEvents(until type: String) -> [SSEEvent] {
         var events = [SSEEvent]()
         while let frame = readFrame(), frame.opcode == 1 {
             guard let object = try? JSONSerialization.jsonObject(with: Data(frame.payload)) as? [String: Any] else { break }
-            events.append(SSEEvent(name: object["type"] as? String ?? "", data: object))
-            if object["type"] as? String == type { break }
+            let name = object["type"] as? String ?? ""
+            events.append(SSEEvent(name: name, data: object))
+            if name == type || Self.responseEnds.contains(name) { break }
         }
         return events
     }
+
+    private static let responseEnds: Set = ["response.completed", "response.incomplete", "response.failed", "error"]
 
     /// True when the server has closed the connection (reads EOF).
     func isClosedByServer() -> Bool {

@@ -23,11 +23,21 @@ struct LoopbackGuardTests {
         }
     }
 
-    @Test("any other Host (DNS rebinding) is 421 and not recorded")
+    @Test("a loopback Host with another port (a relay, an SSH tunnel, a debugging proxy in front) is answered")
+    func relayedHosts() async throws {
+        try await withEmulator { emulator, _ in
+            for host in ["127.0.0.1:\(emulator.port + 1)", "localhost:8443", "[::1]:1"] {
+                let answer = try await status(of: emulator, host: host)
+                #expect(answer == 200, "Host: \(host)")
+            }
+        }
+    }
+
+    @Test("any other Host name (DNS rebinding) is 421 and not recorded")
     func foreignHosts() async throws {
         try await withEmulator { emulator, _ in
             for host in ["attacker.example:\(emulator.port)", "attacker.example", "127.0.0.1.nip.io:\(emulator.port)",
-                         "127.0.0.1:\(emulator.port + 1)", "localhost:abc", "[::1", "127.0.0.2:\(emulator.port)", ""] {
+                         "localhost:abc", "[::1", "127.0.0.2:\(emulator.port)", ""] {
                 let answer = try await status(of: emulator, host: host)
                 #expect(answer == 421, "Host: \(host)")
             }

@@ -7,7 +7,7 @@ struct ServerTests {
     @Test("Unknown routes are 404 Not Found and a wrong method is 405 with Allow")
     func routing() async throws {
         try await withEmulator { _, http in
-            let missing = try await http.get("/backend-api/wham/accounts/check")
+            let missing = try await http.get("/backend-api/wham/tasks/list")
             #expect(missing.status == 404 && missing.detail == "Not Found")
             let wrongMethod = try await http.get("/oauth/token")
             #expect(wrongMethod.status == 405)

@@ -61,4 +61,42 @@ struct ChappieRuntimeToolTests {
             #expect(turn.toolCalls.first?.status == .denied)
         }
     }
+
+    @Test("a pending approval reaches the app before the handler is asked; its decision follows before the call's result")
+    func approvalOrder() async throws {
+        let screen = LockedShown()
+        try await ChappieTestEmulator.with { _, configuration in
+            try await ChappieTestEmulator.signIn(configuration)
+            let client = ChappieClient(configuration: configuration, tools: [Self.remove],
+                                       toolApprovalHandler: { _ in
+                                           screen.handlerAsked()
+                                           return .approved()
+                                       }, timeSource: ChappieVirtualTime().timeSource)
+            let runtime = client.runtime(store: ChappieInMemoryThreadStore())
+            var order: [String] = []
+            for try await event in runtime.stream(#"use tool remove {"key":"a"}"#) {
+                for _ in 0..<50 { await Task.yield() }  // the app takes its time to show it
+                switch event {
+                case .approvalRequested(let approval):
+                    order.append("approval \(approval.decision.rawValue)")
+                    if approval.decision == .pending { screen.show() }
+                case .toolCallCompleted(let call): order.append("completed \(call.status.rawValue)")
+                default: break
+                }
+            }
+            #expect(screen.shownBeforeHandler == true)
+            #expect(order == ["approval pending", "approval approved", "completed completed"])
+        }
+    }
+}
+
+/// Whether the app showed the approval request before the handler was asked.
+private final class LockedShown: @unchecked Sendable {
+    // Sound: both properties are only touched while holding `lock`.
+    private let lock = NSLock()
+    private var shown = false
+    private var answer: Bool?
+    func show() { lock.withLock { shown = true } }
+    func handlerAsked() { lock.withLock { answer = shown } }
+    var shownBeforeHandler: Bool? { lock.withLock { answer } }
 }

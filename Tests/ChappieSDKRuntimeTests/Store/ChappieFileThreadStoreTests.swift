@@ -295,6 +295,20 @@ struct ChappieFileThreadStoreTests {
         }
     }
 
+    @Test("reading a store whose folder does not exist lists nothing and creates no folder (a read-only parent is fine)")
+    func readingCreatesNothing() async throws {
+        try await withTemporaryFolder { folder in
+            let store = fileStore(folder)
+            try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: folder.path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path) }
+            #expect(try await store.threads(includingArchived: true).isEmpty)
+            #expect(try await store.usage().threadCount == 0)
+            let id = UUID()
+            await #expect(throws: ChappieThreadStoreError.threadNotFound(id)) { try await store.thread(id: id) }
+            #expect(!FileManager.default.fileExists(atPath: threadsFolder(in: folder).path))
+        }
+    }
+
     @Test("a store folder removed while the store is open is created again on the next save")
     func folderRemovedWhileOpen() async throws {
         try await withTemporaryFolder { folder in
@@ -308,12 +322,17 @@ struct ChappieFileThreadStoreTests {
         }
     }
 
-    @Test("the default folder is $XDG_DATA_HOME/chappie/threads on Linux")
+    @Test("the default folder is the app's own: $XDG_DATA_HOME/<executable>/chappie/threads on Linux")
     func defaultFolder() {
         #if !canImport(Darwin)
-        let base = ProcessInfo.processInfo.environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share").path
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/share"
+        let app = ProcessInfo.processInfo.processName
         #expect(ChappieFileThreadStore.defaultDirectory().standardizedFileURL.path
+                == URL(fileURLWithPath: base).appending(path: "\(app)/chappie/threads").standardizedFileURL.path)
+        #expect(ChappieFileThreadStore.directory(forApp: "notes") != ChappieFileThreadStore.directory(forApp: "chappie"))
+        #expect(ChappieFileThreadStore.sharedLegacyDirectory().standardizedFileURL.path
                 == URL(fileURLWithPath: base).appending(path: "chappie/threads").standardizedFileURL.path)
         #endif
     }

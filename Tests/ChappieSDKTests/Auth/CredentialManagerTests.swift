@@ -28,7 +28,8 @@ struct CredentialManagerTests {
         let (manager, _) = try await manager(stored: credential, transport: transport)
         let authorization = try await manager.authorization()
         #expect(authorization.accessToken == credential.accessTokenForTests)
-        #expect(authorization.headers.contains { $0.name == "ChatGPT-Account-ID" && $0.value == "acct-test-0001" })
+        #expect(try authorization.headers(to: ChappieEndpoints.openAI.responses, endpoints: .openAI)
+            .contains { $0.name == "ChatGPT-Account-ID" && $0.value == "acct-test-0001" })
         #expect(await transport.requests.isEmpty)
     }
 

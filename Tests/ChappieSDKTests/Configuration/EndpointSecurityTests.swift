@@ -161,8 +161,8 @@ struct EndpointSecurityTests {
 
     @Test("the credential slot is the configured one for OpenAI, and one of its own per other issuer")
     func credentialSlots() {
-        #expect(ChappieConfiguration().credentialKey == ChappieCredentialKey(service: "com.chappie.sdk", account: "default"))
-        var emulator = ChappieConfiguration(keychainAccount: "ada")
+        #expect(ChappieConfiguration().credentialKey == ChappieCredentialKey(service: ChappieConfiguration.defaultKeychainService, account: "default"))
+        var emulator = ChappieConfiguration(keychainService: "com.chappie.sdk", keychainAccount: "ada")
         emulator.endpoints = ChappieEndpoints(authIssuer: url("http://127.0.0.1:8765/"), backend: url("http://127.0.0.1:8765/backend-api"))
         #expect(emulator.credentialKey == ChappieCredentialKey(service: "com.chappie.sdk.issuer.http://127.0.0.1:8765", account: "ada"))
         var other = emulator

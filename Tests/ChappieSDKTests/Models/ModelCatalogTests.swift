@@ -76,6 +76,25 @@ struct ModelCatalogTests {
         #expect(await transport.requests(endingWith: "/models").count == expectedFetches)
     }
 
+    @Test("over the WebSocket, the handshake's x-models-etag that differs from the cached ETag makes models() refetch; an equal one keeps the cache",
+          arguments: [("v2", 2), ("v1", 1)])
+    func etagFromWebSocketHandshake(handshakeETag: String, expectedFetches: Int) async throws {
+        let transport = ScriptedTransport { _, _ in .json(200, catalog, headers: ["etag": "v1"]) }
+        let webSockets = ScriptedWebSocketConnector([.events(scriptedEvents(["hi"]), then: .open)],
+                                                    handshakeResponseHeaders: [(name: "X-Models-Etag", value: handshakeETag)])
+        let configuration = try await ChappieAuthFixtures.signedIn(ChappieConfiguration(endpoints: endpoints))
+        let client = ChappieClient(configuration: configuration, transport: transport, webSockets: webSockets,
+                                   timeSource: ChappieVirtualTime().timeSource)
+        _ = try await client.models()
+        // when: a turn over the WebSocket (before, its head was a made-up 101 without headers)
+        let reply = try await client.send("hi")
+        _ = try await client.models()
+        // then
+        #expect(reply == "hi")
+        #expect(await webSockets.connectCount == 1)
+        #expect(await transport.requests(endingWith: "/models").count == expectedFetches)
+    }
+
     @Test("every filter field narrows the list", arguments: [
         (ChappieModelFilter(supportedInAPI: false), ["gpt-c"]),
         (ChappieModelFilter(inputModality: "image"), ["gpt-a", "gpt-c"]),

@@ -69,7 +69,7 @@ struct BackendFailureTests {
 
     @Test("a second 401 carries the code of the x-error-json header into the error the caller gets")
     func unauthorizedTwice() async throws {
-        let header = Data(#"{"error":{"code":"token_revoked"}}"#.utf8).base64EncodedString()
+        let header = Data(#"{"error":{"code":"token_expired"}}"#.utf8).base64EncodedString()
         let transport = ScriptedTransport { request, _ in
             if request.url.path.hasSuffix("/oauth/token") {
                 let fresh = ChappieAuthFixtures.credential(expiresIn: 3600)
@@ -81,7 +81,53 @@ struct BackendFailureTests {
             endpoints: ChappieEndpoints(authIssuer: URL(string: "https://auth.test")!, backend: URL(string: "https://backend.test/backend-api")!)))
         let client = ChappieClient(configuration: configuration, transport: transport, timeSource: ChappieVirtualTime().timeSource)
         let error = await #expect(throws: ChappieClientError.self) { _ = try await client.usageLimits() }
-        #expect(error == .reauthenticationRequired("the backend rejected the renewed session (HTTP 401, token_revoked)"))
+        #expect(error == .reauthenticationRequired("the backend rejected the renewed session (HTTP 401, token_expired)"))
         #expect(await transport.requests(endingWith: "/wham/usage").count == 2)
     }
+
+    @Test("a 401 for a revoked or invalidated token ends the session without spending the refresh token",
+          arguments: ["token_revoked", "token_invalidated"])
+    func revokedToken(code: String) async throws {
+        let header = Data(#"{"error":{"code":"\#(code)"}}"#.utf8).base64EncodedString()
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path.hasSuffix("/oauth/token") { return .json(500, #"{"detail":"must not be called"}"#) }
+            return .json(401, #"{"detail":"Unauthorized"}"#, headers: ["x-error-json": header])
+        }
+        let configuration = try await ChappieAuthFixtures.signedIn(ChappieConfiguration(endpoints: Self.endpoints))
+        let client = ChappieClient(configuration: configuration, transport: transport, timeSource: ChappieVirtualTime().timeSource)
+        let error = await #expect(throws: ChappieClientError.self) { _ = try await client.usageLimits() }
+        #expect(error == .reauthenticationRequired("the session was ended on the server (HTTP 401, \(code))"))
+        #expect(error?.requiresReauthentication == true)
+        #expect(await transport.requests(endingWith: "/oauth/token").isEmpty, "the refresh token is not spent")
+        #expect(await transport.requests(endingWith: "/wham/usage").count == 1)
+        // and the next call fails at once, with nothing sent
+        _ = await #expect(throws: ChappieClientError.self) { _ = try await client.usageLimits() }
+        #expect(await transport.requests(endingWith: "/wham/usage").count == 1)
+    }
+
+    @Test("a 401 for a revoked token uses the newer sign-in another process saved, without a refresh")
+    func revokedTokenNewerInStore() async throws {
+        let newer = ChappieAuthFixtures.credential(expiresIn: 3600)
+        let header = Data(#"{"error":{"code":"token_revoked"}}"#.utf8).base64EncodedString()
+        let transport = ScriptedTransport { request, _ in
+            if request.url.path.hasSuffix("/oauth/token") { return .json(500, #"{"detail":"must not be called"}"#) }
+            if request.header("Authorization") == "Bearer \(newer.accessTokenForTests)" {
+                return .json(200, #"{"plan_type":"plus","rate_limit":null}"#)
+            }
+            return .json(401, #"{"detail":"Unauthorized"}"#, headers: ["x-error-json": header])
+        }
+        let configuration = try await ChappieAuthFixtures.signedIn(ChappieConfiguration(endpoints: Self.endpoints))
+        let client = ChappieClient(configuration: configuration, transport: transport, timeSource: ChappieVirtualTime().timeSource)
+        _ = try? await client.accountInfo()  // the client has read the old credential
+        // given: another process signs in anew and saves its credential in the shared store
+        try await configuration.credentialStore.saveCredential(newer, for: configuration.credentialKey)
+        // when
+        _ = try await client.usageLimits()
+        // then
+        #expect(await transport.requests(endingWith: "/oauth/token").isEmpty)
+        let usage = await transport.requests(endingWith: "/wham/usage")
+        #expect(usage.last?.header("Authorization") == "Bearer \(newer.accessTokenForTests)")
+    }
+
+    static let endpoints = ChappieEndpoints(authIssuer: URL(string: "https://auth.test")!, backend: URL(string: "https://backend.test/backend-api")!)
 }

@@ -35,6 +35,10 @@ struct DeltaEventScannerTests {
         "", "[DONE]", "[]", #"{"type":"x""#, #"{"type":"x",}"#, #"{"type":"x"} trailing"#, #"{"delta":"\ud800"}"#,
         #"{"delta":"a\x"}"#, #"{"delta":1}"#, #"{"delta":"a","delta":"b"}"#, #"{"n":01}"#, #"{"n":1.}"#, #"{"n":-}"#,
         #"{"n":tru}"#, "{\"delta\":\"tab\there\"}", #"{"a":[1,]}"#, #"{"a":{"b"}}"#, #"{'a':1}"#,
+        // Numbers a Double may not hold (the decoder rejects them; found by the fuzzer): an
+        // exponent of three digits or more, or a long integer part, is left to the decoder.
+        #"{"type":"response.output_text.delta","delta":"a","n":{"a":[3,-2.6666e5663]}}"#, #"{"delta":"a","n":1e400}"#,
+        #"{"delta":"a","n":1E-400}"#, #"{"delta":"a","n":\#(String(repeating: "9", count: 400))}"#,
     ])
     func handsBackUnusualInput(_ json: String) {
         #expect(DeltaEventScanner.scan(json) == nil)

@@ -69,7 +69,7 @@ struct ServerErrorBodyTests {
         (#"{"error":{"message":"used","type":"invalid_request_error","code":"refresh_token_reused"}}"#, "refresh_token_reused", "used"),
         (#"{"error":"authorization_declined","error_description":"Denied"}"#, "authorization_declined", "Denied"),
         ("upstream connect error", nil, "upstream connect error"),
-        ("<html><body>502 Bad Gateway</body></html>", nil, "HTML error page (HTTP 502)"),
+        ("<html><body>502 Bad Gateway</body></html>", nil, "an HTML error page"),
     ])
     func shapes(body: String, code: String?, message: String) {
         let parsed = ServerErrorBody(data: Data(body.utf8), status: 502)

@@ -16,6 +16,9 @@ final class RawTestServer: @unchecked Sendable {
         /// Writes `head` after the request head, then `chunk` over and over until `limit` bytes
         /// of body were sent or the client closed the connection.
         case endlessBody(head: String, chunk: [UInt8], limit: Int)
+        /// Writes `head` after the request head, then one space byte every `interval`
+        /// microseconds until the client closes the connection (a trickling server).
+        case drip(head: String, interval: UInt32)
     }
 
     /// The bound port.
@@ -90,6 +93,9 @@ final class RawTestServer: @unchecked Sendable {
                     total += chunk.count
                     lock.withLock { sent = total }
                 }
+            case .drip(let head, let interval):
+                guard write(Array(head.utf8), to: client) else { break }
+                while write([0x20], to: client) { usleep(interval) }
             case .neverAccept:
                 break
             }

@@ -19,6 +19,8 @@ final class SIWCTestIssuer: @unchecked Sendable {
         var jwksDown = false
         var revokeStatus = 200
         var revokeFails = false
+        /// Requests to this path never get an answer (``SIWCTestIssuer/stalled``).
+        var stalledPath: String?
         var publishedKeys: [TestSigningKey] = [.primary]
         /// Signs the ID token with this key (default: the first published one).
         var signingKey: TestSigningKey = .primary
@@ -33,6 +35,8 @@ final class SIWCTestIssuer: @unchecked Sendable {
     private let counter = LockedBox(0)
     private let lastNonce = LockedBox<String?>(nil)
     let time: ChappieTimeSource
+    /// Stalls the requests to ``Settings/stalledPath``; its deadlines fire on cue.
+    let stalled = StalledServer()
 
     init(_ settings: Settings = Settings(), time: ChappieTimeSource = .system) {
         let issuer = URL(string: "https://auth-\(UUID().uuidString.lowercased().prefix(8)).siwc.test")!
@@ -42,9 +46,14 @@ final class SIWCTestIssuer: @unchecked Sendable {
         self.box = box
         let counter = counter
         let lastNonce = lastNonce
+        let stalled = stalled
         transport = ScriptedTransport { request, _ in
             let settings = box.withLock { $0 }
             let origin = issuer.absoluteString
+            if request.url.path == settings.stalledPath {
+                await stalled.neverAnswer()
+                return .failing(.network(message: "cancelled while waiting for an answer", mayHaveReachedServer: true))
+            }
             switch request.url.path {
             case "/.well-known/openid-configuration":
                 if settings.discoveryDown { return .failing(.network(message: "connection refused", mayHaveReachedServer: false)) }

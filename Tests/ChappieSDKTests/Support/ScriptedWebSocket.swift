@@ -24,7 +24,13 @@ actor ScriptedWebSocketConnector: WebSocketConnector {
     private(set) var sentFrames: [String] = []
     private(set) var handshakeHeaders: [[(name: String, value: String)]] = []
 
-    init(_ scripts: [Script]) { self.scripts = scripts }
+    /// The `101` header fields every connection reports (``WebSocketConnection/handshakeResponseHeaders``).
+    private let responseHeaders: [(name: String, value: String)]
+
+    init(_ scripts: [Script], handshakeResponseHeaders: [(name: String, value: String)] = []) {
+        self.scripts = scripts
+        responseHeaders = handshakeResponseHeaders
+    }
 
     nonisolated func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
         try await next(headers: headers)
@@ -36,7 +42,8 @@ actor ScriptedWebSocketConnector: WebSocketConnector {
         let script = scripts.isEmpty ? .fail(.network("no script left")) : scripts.removeFirst()
         switch script {
         case .fail(let error): throw error
-        case .events(let events, let ending): return ScriptedConnection(connector: self, events: events, ending: ending)
+        case .events(let events, let ending):
+            return ScriptedConnection(connector: self, events: events, ending: ending, handshakeResponseHeaders: responseHeaders)
         }
     }
 
@@ -50,11 +57,14 @@ private actor ScriptedConnection: WebSocketConnection {
     let ending: ScriptedWebSocketConnector.Ending
     var closed = false
     var waiter: CheckedContinuation<Void, any Error>?
+    nonisolated let handshakeResponseHeaders: [(name: String, value: String)]
 
-    init(connector: ScriptedWebSocketConnector, events: [String], ending: ScriptedWebSocketConnector.Ending) {
+    init(connector: ScriptedWebSocketConnector, events: [String], ending: ScriptedWebSocketConnector.Ending,
+         handshakeResponseHeaders: [(name: String, value: String)]) {
         self.connector = connector
         self.events = events
         self.ending = ending
+        self.handshakeResponseHeaders = handshakeResponseHeaders
     }
 
     func send(text: String) async throws { await connector.recordSent(text) }

@@ -42,17 +42,50 @@ struct HTTPTransportTests {
         }
     }
 
-    @Test("a server that accepts the connection and never answers fails after the head timeout", arguments: TransportKind.allCases)
-    func headTimeout(_ transport: TransportKind) async throws {
+    @Test("a server that accepts the connection and never answers fails after one head timeout, not retried",
+          arguments: TransportKind.allCases, ["http", "https"])
+    func headTimeout(_ transport: TransportKind, scheme: String) async throws {
         let server = try RawTestServer(.neverAccept)
         defer { server.stop() }
-        let client = try await client(transport, backend: server.url) { $0.responseHeadTimeout = 1 }
+        let log = ChappieInMemoryLogSink()
+        // https: the TLS handshake never completes, which libcurl's connect timeout reports.
+        let url = try #require(URL(string: "\(scheme)://127.0.0.1:\(server.port)"))
+        let client = try await client(transport, backend: url) {
+            $0.responseHeadTimeout = 1
+            $0.logSink = log
+        }
         let error = await #expect(throws: ChappieClientError.self) { _ = try await client.models() }
         guard case .network(let message, _)? = error else {
             Issue.record("expected a network error, got \(String(describing: error))")
             return
         }
         #expect(message.contains("no answer within 1 seconds"))
+        #expect(message.hasPrefix("\(url.absoluteString)/backend-api/codex/models: "), "\(message)")
+        // The message's "within 1 seconds" is the whole wait: no second attempt was made.
+        #expect(!log.events.contains { $0.message == "request.retrying" }, "\(log.renderedLines)")
+    }
+
+    @Test("a WebSocket upgrade that is never answered is not reconnected: the turn falls back to HTTP at once",
+          .timeLimit(.minutes(1)))
+    func webSocketOpenTimeout() async throws {
+        let server = try RawTestServer(.neverAccept)
+        defer { server.stop() }
+        let log = ChappieInMemoryLogSink()
+        let client = try await client(.platformDefault, backend: server.url) {
+            $0.streamingTransportPolicy = ChappieStreamingTransportPolicy(prewarmsWebSocket: false)
+            $0.responseHeadTimeout = 1
+            $0.logSink = log
+        }
+        let error = await #expect(throws: ChappieClientError.self) { _ = try await client.send("hi") }
+        guard case .network(let message, _)? = error else {
+            Issue.record("expected a network error, got \(String(describing: error))")
+            return
+        }
+        #expect(message.hasSuffix("/backend-api/codex/responses: the server sent no answer within 1 seconds"), "\(message)")
+        let events = log.events.map(\.message)
+        guard !events.contains("websocket.unsupported") else { return }  // no WebSocket client on this machine
+        #expect(events.filter { $0 == "websocket.open_timed_out" }.count == 1, "\(log.renderedLines)")
+        #expect(!events.contains("websocket.dropped"), "\(log.renderedLines)")
     }
 
     @Test("a 1 GB reply stops at the 256 MiB stream cap with a typed error; the connection is closed, not drained",

@@ -108,4 +108,34 @@ struct UsageEmulatorTests {
         #expect(snapshot.secondary?.windowMinutes == 10080)
         #expect(snapshot.secondary?.usedPercent == 60)
     }
+
+    @Test("every window the backend sends is kept: a monthly window, additional limits, and which limit blocks")
+    func everyWindow() throws {
+        let window = #"{"used_percent":%d,"limit_window_seconds":%d,"reset_after_seconds":1,"reset_at":1700000000}"#
+        func w(_ percent: Int, _ seconds: Int) -> String { String(format: window, percent, seconds) }
+        let json = """
+            {"plan_type":"pro","rate_limit":{"allowed":false,"limit_reached":true,"primary_window":\(w(100, 604_800)),\
+            "secondary_window":\(w(40, 2_592_000)),"tertiary_window":\(w(5, 18_000))},\
+            "additional_rate_limits":[{"limit_name":"GPT-5.3-Codex-Spark","metered_feature":"codex_bengalfox",\
+            "rate_limit":{"allowed":true,"limit_reached":false,"primary_window":\(w(7, 18_000)),"secondary_window":null}}],\
+            "rate_limit_reached_type":{"type":"workspace_member_usage_limit_reached"}}
+            """
+        let snapshot = try UsagePayload.snapshot(from: Data(json.utf8))
+        #expect(snapshot.windows.map(\.windowMinutes) == [300, 10_080, 43_200])
+        #expect(snapshot.windows.map(\.usedPercent) == [5, 100, 40])
+        #expect(snapshot.primary?.windowMinutes == 300 && snapshot.secondary?.windowMinutes == 10_080)
+        #expect(snapshot.limitReached == true)
+        #expect(snapshot.blockedBy == .workspaceMemberUsageLimitReached)
+        let spark = try #require(snapshot.additionalLimits.first)
+        #expect(snapshot.additionalLimits.count == 1)
+        #expect(spark.name == "GPT-5.3-Codex-Spark" && spark.meteredFeature == "codex_bengalfox")
+        #expect(spark.windows.map(\.usedPercent) == [7])
+        #expect(spark.limitReached == false)
+        // and a snapshot saved before these fields existed still decodes
+        let old = try JSONDecoder().decode(ChappieUsageLimitSnapshot.self, from: Data(#"{"primary":{"usedPercent":1,"windowMinutes":300}}"#.utf8))
+        #expect(old.windows.map(\.usedPercent) == [1])
+        #expect(old.additionalLimits.isEmpty && old.blockedBy == nil)
+        let roundTrip = try JSONDecoder().decode(ChappieUsageLimitSnapshot.self, from: JSONEncoder().encode(snapshot))
+        #expect(roundTrip == snapshot)
+    }
 }

@@ -41,6 +41,34 @@ struct WebSocketConversationTests {
         }
     }
 
+    @Test("a chain the server lost (previous_response_not_found) is sent again in full on the same socket, once")
+    func previousResponseNotFound() async throws {
+        try await ChappieTestEmulator.with { emulator, configuration in
+            try await ChappieTestEmulator.signIn(configuration)
+            let client = ChappieClient(configuration: configuration, timeSource: ChappieVirtualTime().timeSource)
+            _ = try await client.send("first question")
+            let sockets = emulator.connectionsAccepted
+            let lost = ChappieEmulator.ScriptedReply.errorEvent(
+                status: 400, type: "invalid_request_error", code: "previous_response_not_found", message: "Previous response not found.")
+            // when the server no longer has the previous response
+            await emulator.enqueue(lost)
+            let reply = try await client.send("second question")
+            // then the same socket carries the full request, without previous_response_id
+            #expect(reply.contains("second question"))
+            #expect(emulator.connectionsAccepted == sockets, "the same socket")
+            let frames = try await webSocketFrames(emulator)
+            let (failed, resent) = (frames[frames.count - 2], frames[frames.count - 1])
+            #expect(failed["previous_response_id"]?.stringValue != nil)
+            #expect(resent["previous_response_id"] == nil)
+            let texts = (resent["input"]?.arrayValue ?? []).compactMap { $0["content"]?.arrayValue?.first?["text"]?.stringValue }
+            #expect(texts.contains("first question") && texts.last == "second question")
+            // and only once: lost again on the resend, the turn fails
+            await emulator.enqueue(lost)
+            await emulator.enqueue(lost)
+            await #expect(throws: ChappieClientError.self) { _ = try await client.send("third question") }
+        }
+    }
+
     @MainActor
     @Test("after a sign-out the socket is not reused: the next sign-in's turn opens a new one and sends the full request")
     func newSocketAfterSignOut() async throws {

@@ -42,6 +42,10 @@ struct WebSocketCoordinatorTests {
         let headers = try #require(await connector.handshakeHeaders.first)
         #expect(headers.contains { $0.name == "OpenAI-Beta" && $0.value == "responses_websockets=2026-02-06" })
         #expect(headers.contains { $0.name == "Authorization" })
+        let threadID = await client.context().threadID
+        #expect(headers.contains { $0.name == "session-id" && $0.value == threadID })
+        #expect(headers.contains { $0.name == "thread-id" && $0.value == threadID })
+        #expect(!headers.contains { $0.name == "session_id" })
     }
 
     @Test("after a drop the replayed prefix is suppressed: each piece of text is shown once")
@@ -91,6 +95,35 @@ struct WebSocketCoordinatorTests {
         _ = try? await collect(client.stream("two"))
         #expect(await connector.connectCount == 1)
         #expect(await http.requests.count == 2)
+    }
+
+    @Test("a refused upgrade (404, 421) falls back to HTTP at once, for the session, without reconnecting", arguments: [404, 421])
+    func refusedUpgradeFallsBack(status: Int) async throws {
+        let connector = ScriptedWebSocketConnector([.fail(.handshakeRejected(status: status))])
+        let (client, http) = try await client(connector)
+        let (deltas, _) = try await collect(client.stream("one"))
+        #expect(deltas.joined() == "over http")
+        _ = try? await collect(client.stream("two"))
+        #expect(await connector.connectCount == 1)
+        #expect(await http.requests.count == 2)
+    }
+
+    @Test("without fallback, a refused upgrade is reported as its HTTP status with the socket's URL")
+    func refusedUpgradeReported() async throws {
+        let connector = ScriptedWebSocketConnector([.fail(.handshakeRejected(status: 421))])
+        let policy = ChappieStreamingTransportPolicy(fallsBackToHTTPSSE: false)
+        let (client, http) = try await client(connector, policy: policy)
+        let error = await #expect(throws: ChappieClientError.self) { try await collect(client.stream("one")) }
+        guard case .webSocketUpgradeRefused(let status, let url)? = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(status == 421)
+        #expect(url == "wss://backend.test/backend-api/codex/responses")
+        #expect(error?.errorDescription?.contains("HTTP 421") == true)
+        #expect(error?.errorDescription?.contains(url) == true)
+        #expect(await connector.connectCount == 1, "a refused upgrade is not retried")
+        #expect(await http.requests.isEmpty)
     }
 
     @Test("a platform without WebSocket support falls back without spending reconnects")

@@ -95,11 +95,12 @@ def expect_close(ws, name, code):
 
 def framing(url, token):
     with open_socket(url, token) as ws:
-        # Prewarm: generate:false with an empty input answers created + completed, no output.
+        # Prewarm: generate:false with an empty input answers created (and the turn state in
+        # response.metadata, as the Codex backend sends it) + completed, no output.
         ws.send(create(generate=False))
         events = read_response(ws, "prewarm")
         types = [e["type"] for e in events]
-        if types != ["codex.rate_limits", "response.created", "response.completed"]:
+        if types != ["codex.rate_limits", "response.created", "response.metadata", "response.completed"]:
             fail(f"prewarm: events {types}")
         if events[-1]["response"]["output"] != []:
             fail("prewarm: output is not empty")

@@ -3,20 +3,31 @@ import Foundation
 /// Where the third-party clients live and whether they are installed. A missing client skips its
 /// test locally, but fails it when the `CI` environment variable is set.
 enum ClientAvailability {
-    /// `python3` on the PATH (resolved through `/usr/bin/env`).
+    /// Runs ``python3`` (resolved through `/usr/bin/env` when it is a bare name).
     static let python = "/usr/bin/env"
+
+    /// The Python interpreter the clients run in: `CHAPPIE_TEST_PYTHON` (scripts/test sets it),
+    /// else the virtual environment scripts/test makes in `.build/python-venv` when it exists,
+    /// else `python3` on the PATH.
+    static let python3: String = {
+        if let given = ProcessInfo.processInfo.environment["CHAPPIE_TEST_PYTHON"], !given.isEmpty { return given }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let venv = root.appendingPathComponent(".build/python-venv/bin/python3").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3"
+    }()
 
     /// Whether the run is on CI (a missing client must then fail).
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
 
     /// Whether `import openai` works.
-    static let hasOpenAIPython: Bool = Subprocess.probe(python, ["python3", "-c", "import openai"])
+    static let hasOpenAIPython: Bool = Subprocess.probe(python, [python3, "-c", "import openai"])
 
     /// Whether PyJWT with its crypto extra works (`import jwt` and an RSA algorithm).
     static let hasPyJWT: Bool = Subprocess.probe(python, ["python3", "-c", "import jwt; jwt.get_algorithm_by_name('RS256')"])
 
     /// Whether `import websockets` works (the Python WebSocket client, pinned in requirements.txt).
-    static let hasWebsocketsPython: Bool = Subprocess.probe(python, ["python3", "-c", "import websockets.sync.client"])
+    static let hasWebsocketsPython: Bool = Subprocess.probe(python, [python3, "-c", "import websockets.sync.client"])
 
     /// Debian's `chromium` (headless Chromium for the verification-page test).
     static let chromium = "/usr/bin/chromium"
@@ -28,7 +39,7 @@ enum ClientAvailability {
     static let hasBrowser: Bool =
         FileManager.default.isExecutableFile(atPath: chromium)
         && FileManager.default.isExecutableFile(atPath: chromedriver)
-        && Subprocess.probe(python, ["python3", "-c", "import selenium.webdriver"])
+        && Subprocess.probe(python, [python3, "-c", "import selenium.webdriver"])
 
     /// The `chappie` binary built next to the test bundle (by `swift build --build-tests`), or
     /// nil when it is missing.
@@ -45,7 +56,7 @@ enum ClientAvailability {
     /// The Codex CLI binary from `openai-codex-cli-bin`, or nil when not installed.
     static let codexBinary: String? = {
         let script = "import codex_cli_bin, os; print(os.path.join(os.path.dirname(codex_cli_bin.__file__), 'bin', 'codex'))"
-        guard let path = Subprocess.probeOutput(python, ["python3", "-c", script]),
+        guard let path = Subprocess.probeOutput(python, [python3, "-c", script]),
             FileManager.default.isExecutableFile(atPath: path)
         else { return nil }
         return path

@@ -13,7 +13,7 @@ final class WebsocketsServer {
     /// Starts a server with permessage-deflate `deflate` (`off`, `default`, `no-context`), over
     /// TLS with `tls` when given.
     init(deflate: String = "default", tls: TestCertificates.Pair? = nil) async throws {
-        var arguments = ["python3", Self.script, "--deflate", deflate]
+        var arguments = [ClientAvailability.python3, Self.script, "--deflate", deflate]
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
         process = try RunningProcess(ClientAvailability.python, arguments, timeout: .seconds(120))
         guard let line = await process.nextLine(), line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {

@@ -21,7 +21,7 @@ func streamingEveryEvent(client: ChappieClient) async throws -> String {
 
 func streamingStop(client: ChappieClient) async {
     let turn = Task { try await streamingEveryEvent(client: client) }
-    turn.cancel()  // the request's connection is closed; the task throws CancellationError
+    turn.cancel()  // the request stops at once; the task throws CancellationError
     _ = await turn.result  // +test
 }
 

@@ -47,7 +47,7 @@ struct DocsObservingAuthState: View {
         case .signedIn:
             VStack {
                 Text(authSession.accountInfo?.email ?? "Signed in")
-                Button("Sign out") { authSession.signOut() }
+                Button("Sign out") { Task { try? await authSession.signOut() } }  // docs: `{ authSession.signOut() }`; it is async throws
             }
         case .restoring:
             ProgressView()

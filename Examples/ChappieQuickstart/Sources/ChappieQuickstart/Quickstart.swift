@@ -1,6 +1,11 @@
 import ChappieSDK
 import ChappieSDKRuntime
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `chappie-quickstart [PROMPT]`: signs in to ChatGPT (device code, once), streams the reply to
 /// PROMPT in the conversation it continues across runs, and lets the model call one host tool.
@@ -8,10 +13,22 @@ import Foundation
 /// Everything it stores goes where an app's would: the credential in the Keychain (Apple
 /// platforms) or `$XDG_DATA_HOME/chappie/credentials` (Linux), the conversation in the thread
 /// store's default folder. `CHAPPIE_AUTH_URL` and `CHAPPIE_BACKEND_URL` point it at another
-/// server, such as `chappie emulator`.
+/// server, such as `chappie emulator`. A failure is printed on standard error and the program
+/// exits with status 1.
 @main
 struct Quickstart {
-    static func main() async throws {
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            // The SDK's errors are safe to show: sanitized, redacted, one line each.
+            FileHandle.standardError.write(Data("chappie-quickstart: \(error.localizedDescription)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// Signs in, then streams the reply to the command line's prompt in the latest thread.
+    static func run() async throws {
         let prompt = CommandLine.arguments.dropFirst().joined(separator: " ")
         let configuration = makeConfiguration()
         try await signIn(configuration)

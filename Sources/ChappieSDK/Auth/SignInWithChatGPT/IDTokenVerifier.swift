@@ -104,10 +104,11 @@ enum JWKSCache {
     }
 
     private static func fetch(_ url: URL, transport: any HTTPTransport) async throws -> [String: RSAPublicKey] {
-        let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")], idleTimeout: 30)
+        let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")], idleTimeout: 30,
+                                  deadline: SIWCTokenEndpoint.tokenDeadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 256 << 10) }
-        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(Redaction.clean(error.message)) }
+        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(error.message(at: request.url)) }
         guard (200..<300).contains(response.head.status) else {
             throw ChappieAuthError.identityVerificationUnavailable("the signing keys answered HTTP \(response.head.status)")
         }

@@ -53,15 +53,16 @@ struct OpenIDDiscovery: Sendable, Equatable {
         revocationEndpoint = try endpoint(Wire.revocationEndpoint, required: false)
     }
 
-    /// Fetches and checks the document. An unreachable issuer or a non-2xx answer is
+    /// Fetches and checks the document. An unreachable issuer, a non-2xx answer or one that takes
+    /// longer than ``SIWCTokenEndpoint/tokenDeadline`` in all is
     /// ``ChappieAuthError/identityVerificationUnavailable(_:)`` (retryable); a wrong document is
     /// ``ChappieAuthError/invalidResponse(_:)``.
     static func fetch(issuer: URL, transport: any HTTPTransport) async throws -> OpenIDDiscovery {
         let request = HTTPRequest(method: "GET", url: documentURL(for: issuer), headers: [("Accept", "application/json")],
-                                  idleTimeout: 30)
+                                  idleTimeout: 30, deadline: SIWCTokenEndpoint.tokenDeadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 256 << 10) }
-        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(Redaction.clean(error.message)) }
+        catch let error as TransportError { throw ChappieAuthError.identityVerificationUnavailable(error.message(at: request.url)) }
         guard (200..<300).contains(response.head.status) else {
             throw ChappieAuthError.identityVerificationUnavailable("the discovery document answered HTTP \(response.head.status)")
         }

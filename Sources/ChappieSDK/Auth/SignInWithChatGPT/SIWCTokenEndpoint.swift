@@ -4,7 +4,9 @@ import Foundation
 /// to the discovered endpoints, the issued client id (never `dynamic_agent_client`), and the
 /// resource indicator (RFC 8707) on the code exchange and every refresh. No client secret: the
 /// registration is a public client. A transport never follows a redirect, and nothing here retries
-/// a token request (a retried refresh could spend a rotated token twice).
+/// a token request (a retried refresh could spend a rotated token twice). Every call has an overall
+/// deadline, as the device-code ones do: 60 s for an exchange or a refresh, 15 s for a revocation
+/// (both attempts), however slowly the server answers.
 struct SIWCTokenEndpoint: Sendable {
     let discovery: OpenIDDiscovery
     let transport: any HTTPTransport
@@ -30,8 +32,8 @@ struct SIWCTokenEndpoint: Sendable {
             (Wire.codeVerifier, codeVerifier), (Wire.redirectURI, redirectURI), (Wire.resource, resource),
         ]
         let response: HTTPResponse
-        do { response = try await transport.send(formRequest(discovery.tokenEndpoint, form), maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw ChappieAuthError.network(Redaction.clean(error.message)) }
+        do { response = try await transport.send(formRequest(discovery.tokenEndpoint, form, deadline: Self.tokenDeadline), maximumBytes: 1 << 20) }
+        catch let error as TransportError { throw ChappieAuthError.network(error.message(at: discovery.tokenEndpoint)) }
         let status = response.head.status
         guard (200..<300).contains(status) else {
             let code = ServerErrorBody(data: response.body, status: status).code?.lowercased()
@@ -52,8 +54,8 @@ struct SIWCTokenEndpoint: Sendable {
         let form = [(Wire.grantType, Wire.refreshToken), (Wire.clientID, clientID), (Wire.refreshToken, refreshToken),
                     (Wire.resource, resource)]
         let response: HTTPResponse
-        do { response = try await transport.send(formRequest(discovery.tokenEndpoint, form), maximumBytes: 1 << 20) }
-        catch let error as TransportError { throw RefreshFailure.transient(Redaction.clean(error.message)) }
+        do { response = try await transport.send(formRequest(discovery.tokenEndpoint, form, deadline: Self.tokenDeadline), maximumBytes: 1 << 20) }
+        catch let error as TransportError { throw RefreshFailure.transient(error.message(at: discovery.tokenEndpoint)) }
         let status = response.head.status
         guard (200..<300).contains(status) else {
             let code = ServerErrorBody(data: response.body, status: status).code?.lowercased()
@@ -68,26 +70,39 @@ struct SIWCTokenEndpoint: Sendable {
     /// Revokes `refreshToken` at the discovered `revocation_endpoint` (RFC 7009 §2.1, form body).
     /// Returns true once the server answered 200 (also for a token it no longer knew); tries again
     /// once after ``revocationRetryDelay`` on network trouble or 5xx. False when not confirmed,
-    /// including when the issuer publishes no revocation endpoint.
+    /// including when the issuer publishes no revocation endpoint and when both attempts together
+    /// take longer than ``revokeDeadline``.
     func revoke(refreshToken: String, clientID: String, time: ChappieTimeSource) async -> Bool {
         guard let endpoint = discovery.revocationEndpoint else { return false }
         let form = [(Wire.token, refreshToken), (Wire.tokenTypeHint, Wire.refreshToken), (Wire.clientID, clientID)]
-        for attempt in 1...2 {
-            if attempt > 1 { try? await time.sleep(Self.revocationRetryDelay) }
-            guard let response = try? await transport.send(formRequest(endpoint, form), maximumBytes: 64 << 10) else { continue }
-            if response.head.status == 200 { return true }
-            if response.head.status < 500 { return false }
+        let request = formRequest(endpoint, form, deadline: nil)
+        let confirmed = try? await HTTPDeadline.run(Self.revokeDeadline) { [transport] in
+            for attempt in 1...2 {
+                if attempt > 1 { try await time.sleep(Self.revocationRetryDelay) }
+                guard let response = try? await transport.send(request, maximumBytes: 64 << 10) else {
+                    try Task.checkCancellation()
+                    continue
+                }
+                if response.head.status == 200 { return true }
+                if response.head.status < 500 { return false }
+            }
+            return false
         }
-        return false
+        return confirmed ?? false
     }
+
+    /// Seconds a code exchange or a refresh may take in all, as on the device-code route.
+    static let tokenDeadline = TokenEndpoint.Wire.deadline
+    /// Seconds a revocation may take in all, both attempts together, as on the device-code route.
+    static let revokeDeadline = TokenEndpoint.Wire.revokeDeadline
 
     /// The pause before the second revocation attempt (OpenAI's reference code waits 300 ms).
     static let revocationRetryDelay: Duration = .milliseconds(300)
 
-    private func formRequest(_ url: URL, _ form: [(String, String)]) -> HTTPRequest {
+    private func formRequest(_ url: URL, _ form: [(String, String)], deadline: TimeInterval?) -> HTTPRequest {
         HTTPRequest(method: "POST", url: url,
                     headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                    body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30)
+                    body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30, deadline: deadline)
     }
 
     /// Checks a token response as OpenAI's reference code does: `token_type` bearer (any case),

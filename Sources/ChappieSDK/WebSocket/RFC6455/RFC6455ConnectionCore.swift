@@ -94,7 +94,7 @@ final class RFC6455ConnectionCore: Sendable {
                 if let failure { continuation.resume(throwing: failure) } else { wakeup.signal() }
             }
         } onCancel: {
-            cancel(id: id)
+            cancel(id: id, closing: true)
         }
     }
 
@@ -102,7 +102,8 @@ final class RFC6455ConnectionCore: Sendable {
     ///
     /// - Throws: the terminal ``WebSocketError`` once the connection has ended and every message
     ///   received before that was taken (a close from the server is `.closed(code:reason:)`); or
-    ///   `CancellationError`, which also closes the connection.
+    ///   `CancellationError`, which leaves the connection open: no message is lost (one that
+    ///   arrives later waits for the next call), so the caller may still use or close it.
     func receive() async throws -> WebSocketMessage {
         let id: UInt64 = state.withLock { state in
             state.nextID += 1
@@ -126,7 +127,7 @@ final class RFC6455ConnectionCore: Sendable {
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            cancel(id: id)
+            cancel(id: id, closing: false)
         }
     }
 
@@ -145,7 +146,9 @@ final class RFC6455ConnectionCore: Sendable {
         waiters.resume()
     }
 
-    private func cancel(id: UInt64) {
+    /// Ends the waiting call `id` with `CancellationError`; `closing` closes the connection too
+    /// (a cancelled send, whose message may be half written).
+    private func cancel(id: UInt64, closing: Bool) {
         let waiter: Waiters = state.withLock { state in
             var waiter = Waiters()
             if let index = state.receivers.firstIndex(where: { $0.id == id }) {
@@ -159,7 +162,7 @@ final class RFC6455ConnectionCore: Sendable {
             return waiter
         }
         waiter.resume(throwing: CancellationError())
-        close(code: WebSocketCloseCode.normal)
+        if closing { close(code: WebSocketCloseCode.normal) }
     }
 
     // MARK: Called by the I/O thread

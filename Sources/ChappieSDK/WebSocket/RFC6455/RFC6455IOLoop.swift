@@ -187,7 +187,7 @@ final class RFC6455IOLoop {
     /// only woken.
     private func waitWhileOpening(on socket: TCPSocket, for events: Int16, deadline: ContinuousClock.Instant? = nil) throws(WebSocketError) -> Int16 {
         let result = socket.wait(for: events, wakeup: core.wakeup, deadline: deadline ?? plan.deadline)
-        if result.timedOut { throw .network("the WebSocket connection was not open by its deadline") }
+        if result.timedOut { throw .openTimedOut }
         if result.woken { try checkAbandoned() }
         return result.events
     }

@@ -4,9 +4,10 @@ import Foundation
 /// An open connection of Chappie's own WebSocket client (``RFC6455WebSocketConnector``).
 ///
 /// Calls never block: a dedicated I/O thread owns the socket. Messages the server sends wait in
-/// a bounded inbox until ``receive()`` takes them. Cancelling a task waiting in ``send(text:)`` or
-/// ``receive()`` closes the connection (close frame 1000, then the socket). Dropping the last
-/// reference closes it with 1001 (going away).
+/// a bounded inbox until ``receive()`` takes them. Cancelling a task waiting in ``send(text:)``
+/// closes the connection (close frame 1000, then the socket); cancelling one waiting in
+/// ``receive()`` only ends that wait (the connection stays open). Dropping the last reference
+/// closes it with 1001 (going away).
 final class RFC6455WebSocketConnection: WebSocketConnection {
     private let core: RFC6455ConnectionCore
 

@@ -97,7 +97,7 @@ struct RFC6455WebSocketConnector: WebSocketConnector {
         thread.start()
         // The deadline also holds while the thread sits in getaddrinfo, which poll cannot interrupt.
         let deadline = DispatchWorkItem { [weak core] in
-            core?.abandon(WebSocketError.network("the WebSocket connection was not open by its deadline"))
+            core?.abandon(WebSocketError.openTimedOut)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
         defer { deadline.cancel() }

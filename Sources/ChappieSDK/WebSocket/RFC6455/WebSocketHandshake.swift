@@ -51,29 +51,20 @@ struct WebSocketHandshake: Sendable {
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
-    /// Checks that every header can be sent as it is.
+    /// Checks that every header can be sent as it is (``HTTPFieldSyntax``, the same rule as the
+    /// HTTP transports).
     ///
     /// - Throws: ``WebSocketError/unsupported(_:)`` when a name is not an HTTP token or a value
-    ///   contains CR, LF, NUL or another control character (the message names neither).
+    ///   is not an HTTP field value (CR, LF, NUL, another control character); the message names
+    ///   neither.
     static func checkHeaders(_ headers: [(name: String, value: String)]) throws(WebSocketError) {
-        guard headers.allSatisfy({ isToken($0.name) && isFieldValue($0.value) }) else {
+        guard HTTPFieldSyntax.firstInvalidField(in: headers) == nil else {
             throw .unsupported("a handshake header has a name or value that HTTP does not allow")
         }
     }
 
     /// Whether `name` is an HTTP token (RFC 9110 §5.6.2).
-    static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || Wire.tokenSymbols.utf8.contains(byte)
-        }
-    }
-
-    /// Whether `value` may be sent as a field value: no CR, LF, NUL or other control character
-    /// except horizontal tab (RFC 9110 §5.5).
-    static func isFieldValue(_ value: String) -> Bool {
-        value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
-    }
+    static func isToken(_ name: String) -> Bool { HTTPFieldSyntax.isToken(name) }
 
     private enum Wire {
         static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -85,6 +76,5 @@ struct WebSocketHandshake: Sendable {
         static let extensions = "Sec-WebSocket-Extensions"
         static let owned: Set<String> = ["host", "upgrade", "connection"]
         static let ownedPrefix = "sec-websocket-"
-        static let tokenSymbols = "!#$%&'*+-.^_`|~"
     }
 }

@@ -133,14 +133,14 @@ struct RFC6455EmulatorTests {
         }
     }
 
-    @Test("Cancelling a receive while the response stalls closes the socket with 1000 mid-response")
-    func cancelDuringStall() async throws {
+    @Test("Cancelling a receive mid-response ends that wait only: the next receive gets the next event; close is the caller's")
+    func cancelMidResponse() async throws {
         try await ChappieEmulator.with { emulator in
-            // given a response that stalls after its first event
+            // given a response that drips its events
             let tokens = await emulator.issueTokens()
-            await emulator.enqueue(.stall)
+            await emulator.enqueue(.slowText("a slow reply of several words", eventInterval: .seconds(1)))
             let connection = try await RFC6455WebSocketConnector().open(url: Self.url(emulator), headers: Self.headers(tokens.accessToken), timeout: 15)
-            try await connection.send(text: Self.create("stall"))
+            try await connection.send(text: Self.create("slow"))
             guard case .text(let first) = try await connection.receive() else { Issue.record("expected text"); return }
             #expect(first.contains("codex.rate_limits"))
             // when
@@ -149,6 +149,9 @@ struct RFC6455EmulatorTests {
             // then
             let result = await waiting.result
             #expect(throws: CancellationError.self) { try result.get() }
+            guard case .text(let next) = try await connection.receive() else { Issue.record("expected text"); return }
+            #expect(next.contains("response.created"))
+            connection.close(code: 1000)
             let closed = await emulator.nextClosedStream()
             #expect(closed?.closeCode == 1000)
             #expect(closed?.duringResponse == true)

@@ -1,0 +1,50 @@
+extension ChappieClient {
+    /// Sends `text` as a user message and returns the reply as a `Value`: the request asks for
+    /// JSON following `Value`'s schema (strict structured output) and the reply is decoded.
+    ///
+    /// Throws ``ChappieGenerationError`` (the schema is unusable or refused, the reply is cut
+    /// short or does not decode), ``ChappieClientError`` or `CancellationError`.
+    public func send<Value: ChappieGenerable>(_ text: String, generating type: Value.Type = Value.self) async throws -> Value {
+        try await send(.user(text), generating: type)
+    }
+
+    /// Sends `message` and returns the reply as a `Value` (see ``send(_:generating:)-(String,_)``).
+    ///
+    /// Throws ``ChappieGenerationError``, ``ChappieClientError`` or `CancellationError`.
+    public func send<Value: ChappieGenerable>(_ message: ChappieInputMessage, generating type: Value.Type = Value.self) async throws -> Value {
+        let format = try GenerationFormat<Value>()
+        let response: ChappieResponse
+        do {
+            response = try await runTurn(appending: [message], replacing: false, model: nil, options: message.options,
+                                         textFormat: format.json, emit: { _ in })
+        } catch {
+            throw GenerationFormat<Value>.mapRefusal(error)
+        }
+        return try format.decode(response.outputText)
+    }
+
+    /// Streams the reply to `text` as a user message as a `Value`: partial snapshots while the
+    /// JSON streams in, then the decoded value (see ``ChappieGenerationStream``).
+    public nonisolated func stream<Value: ChappieGenerable>(_ text: String, generating type: Value.Type = Value.self)
+        -> ChappieGenerationStream<Value> {
+        stream(.user(text), generating: type)
+    }
+
+    /// Streams the reply to `message` as a `Value` (see ``ChappieGenerationStream``). Ending
+    /// iteration early cancels the request.
+    public nonisolated func stream<Value: ChappieGenerable>(_ message: ChappieInputMessage, generating type: Value.Type = Value.self)
+        -> ChappieGenerationStream<Value> {
+        let format: GenerationFormat<Value>
+        do {
+            format = try GenerationFormat<Value>()
+        } catch {
+            return ChappieGenerationStream(failure: error)
+        }
+        let textFormat = format.json
+        let events = makeStream { client, events in
+            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options,
+                                     textFormat: textFormat, emit: events.emit, deliver: events.deliver)
+        }
+        return ChappieGenerationStream(events: events, format: format)
+    }
+}

@@ -1,0 +1,109 @@
+/// The body of `POST <apiBase>/responses` for a Sign in with ChatGPT sign-in, made from the body
+/// the turn loop builds (``ResponsesRequestBody``) by an allowlist (SIWC.md §4.2, preview
+/// limitations): only the fields below go out, so no field the route rejects (the fifteen
+/// `background` … `user`, `previous_response_id`, `service_tier`) can ever reach the wire,
+/// whatever is added upstream.
+///
+/// - `store: false` and `stream: true`, always; `input` always an array.
+/// - No `system` role: system guidance is sent as developer messages (the harness instructions go
+///   in `instructions`).
+/// - Function tools are grouped in one `namespace` tool (``namespace``); `function_call` items
+///   replayed as input name that namespace. Without tools, no tool fields are sent.
+/// - Compaction items of the ChatGPT/Codex backend are not sent (this route has no remote
+///   compaction; their content is opaque to it).
+/// - Optional fields the server refused before (`error.param` of an unsupported capability) are
+///   left out of later requests.
+enum PublicAPIRequestBody {
+    /// Top-level fields that may be sent. `reasoning` and `include` were accepted live (SIWC.md
+    /// §4.2); `tool_choice`, `parallel_tool_calls` and `prompt_cache_key` are what Codex sends as
+    /// a custom provider on this route.
+    static let allowedFields: Set<String> = [
+        Wire.model, Wire.instructions, Wire.input, Wire.tools, Wire.toolChoice, Wire.parallelToolCalls, Wire.reasoning,
+        Wire.include, Wire.promptCacheKey, Wire.store, Wire.stream,
+    ]
+
+    /// Fields that may be left out when the server refuses them (they only tune the request).
+    static let optionalFields: Set<String> = [Wire.toolChoice, Wire.parallelToolCalls, Wire.reasoning, Wire.include, Wire.promptCacheKey]
+
+    /// The name of the namespace tool that holds the app's function tools.
+    static let namespace = "app"
+
+    /// The public API body for `body` (a ``ResponsesRequestBody`` JSON object), without the
+    /// fields in `omitting` (only ``optionalFields`` are ever left out).
+    static func make(from body: ChappieJSONValue, omitting: Set<String> = []) -> ChappieJSONValue {
+        let source = body.objectValue ?? [:]
+        var result: [String: ChappieJSONValue] = [:]
+        for (key, value) in source where allowedFields.contains(key) && !(optionalFields.contains(key) && omitting.contains(key)) {
+            result[key] = value
+        }
+        let functions = (source[Wire.tools]?.arrayValue ?? []).filter { $0[Wire.type]?.stringValue == Wire.function }
+        if functions.isEmpty {
+            result[Wire.tools] = nil
+            result[Wire.toolChoice] = nil
+            result[Wire.parallelToolCalls] = nil
+        } else {
+            result[Wire.tools] = [[Wire.type: .string(Wire.namespaceType), Wire.name: .string(namespace),
+                                   Wire.description: .string(Wire.namespaceDescription), Wire.tools: .array(functions)]]
+        }
+        if result[Wire.reasoning] == nil, let include = result[Wire.include]?.arrayValue,
+           include.contains(where: { $0.stringValue?.hasPrefix(Wire.reasoningPrefix) == true }) {
+            result[Wire.include] = nil
+        }
+        result[Wire.input] = .array((source[Wire.input]?.arrayValue ?? []).compactMap(inputItem))
+        result[Wire.store] = false
+        result[Wire.stream] = true
+        return .object(result)
+    }
+
+    /// The top-level field an `error.param` names (`reasoning.effort` → `reasoning`,
+    /// `tools[0]` → `tools`).
+    static func topLevelField(of param: String) -> String {
+        String(param.prefix { $0 != "." && $0 != "[" })
+    }
+
+    /// One input item as this route takes it; nil for an item it must not get.
+    private static func inputItem(_ item: ChappieJSONValue) -> ChappieJSONValue? {
+        guard var object = item.objectValue else { return nil }
+        switch object[Wire.type]?.stringValue {
+        case Wire.message where object[Wire.role]?.stringValue == Wire.system:
+            object[Wire.role] = .string(Wire.developer)
+        case Wire.functionCall where object[Wire.namespaceField] == nil:
+            object[Wire.namespaceField] = .string(namespace)
+        case Wire.compaction, Wire.compactionSummary, Wire.compactionTrigger:
+            return nil
+        default:
+            break
+        }
+        return .object(object)
+    }
+
+    private enum Wire {
+        static let model = "model"
+        static let instructions = "instructions"
+        static let input = "input"
+        static let tools = "tools"
+        static let toolChoice = "tool_choice"
+        static let parallelToolCalls = "parallel_tool_calls"
+        static let reasoning = "reasoning"
+        static let include = "include"
+        static let promptCacheKey = "prompt_cache_key"
+        static let store = "store"
+        static let stream = "stream"
+        static let type = "type"
+        static let name = "name"
+        static let description = "description"
+        static let function = "function"
+        static let namespaceType = "namespace"
+        static let namespaceField = "namespace"
+        static let namespaceDescription = "Tools of the app the user is using."
+        static let reasoningPrefix = "reasoning."
+        static let message = "message"
+        static let role = "role"
+        static let system = "system"
+        static let developer = "developer"
+        static let functionCall = "function_call"
+        static let compaction = "compaction"
+        static let compactionSummary = "compaction_summary"
+        static let compactionTrigger = "compaction_trigger"
+    }
+}
