@@ -55,13 +55,7 @@ struct ResponsesEndpoint {
             snapshot, now: Int(Date().timeIntervalSince1970), planType: services.configuration.account.planType
         )
         var response = HTTPResponse(status: 200, headers: headers, body: streamBody)
-        let closed = services.closedStreams
-        let path = request.path
-        response.onClientClose = { sent in
-            BlockingBridge.run {
-                await closed.record(.init(transport: .httpSSE, path: path, messagesSent: sent, duringResponse: true))
-            }
-        }
+        response.onClientClose = services.closedStreams.sseCloseRecorder(path: request.path)
         return response
     }
 

@@ -122,13 +122,7 @@ struct PublicResponsesEndpoint {
         var response = HTTPResponse(status: 200, headers: [
             (Wire.contentType, Wire.eventStream), (Wire.cacheControl, Wire.noCache), (Wire.requestID, requestID),
         ], body: body)
-        let closed = services.closedStreams
-        let path = request.path
-        response.onClientClose = { sent in
-            BlockingBridge.run {
-                await closed.record(.init(transport: .httpSSE, path: path, messagesSent: sent, duringResponse: true))
-            }
-        }
+        response.onClientClose = services.closedStreams.sseCloseRecorder(path: request.path)
         return response
     }
 

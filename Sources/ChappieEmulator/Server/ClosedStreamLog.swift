@@ -54,6 +54,15 @@ actor ClosedStreamLog {
         }
     }
 
+    /// The ``HTTPResponse/onClientClose`` handler of an SSE response on `path`: records the
+    /// client's close, with the chunks sent before it, as an HTTP/SSE stream closed during its
+    /// response.
+    nonisolated func sseCloseRecorder(path: String) -> @Sendable (_ chunksSent: Int) -> Void {
+        { sent in
+            BlockingBridge.run { await self.record(.init(transport: .httpSSE, path: path, messagesSent: sent, duringResponse: true)) }
+        }
+    }
+
     /// The oldest record not yet handed out, waiting for one if needed; nil after ``finish()``.
     func next() async -> ChappieEmulator.ClosedStream? {
         if delivered < closed.count {
