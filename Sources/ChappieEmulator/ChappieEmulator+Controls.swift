@@ -129,6 +129,16 @@ extension ChappieEmulator {
         await services.replies.enqueue(reply, accountID: accountID)
     }
 
+    /// Changes the key the backend seals opaque items with (the `encrypted_content` of reasoning
+    /// and compaction items), as when the real service rotates it: every such value minted before
+    /// can no longer be read, and a request (`/responses` over HTTP or WebSocket,
+    /// `/responses/compact`, `/v1/responses`) that carries one is refused with HTTP 400
+    /// `invalid_encrypted_content` (an `error` event over the WebSocket). Values minted afterwards
+    /// are read as usual. Before the first rotation every value is accepted.
+    public func rotateContentKey() {
+        services.sealer.rotate()
+    }
+
     /// Number of queued replies not yet used.
     public var queuedReplyCount: Int {
         get async { await services.replies.count }

@@ -17,6 +17,8 @@ final class EmulatorServices: Sendable {
     let recorder: RequestRecorder
     /// Streams the client closed, for ``ChappieEmulator/nextClosedStream()``.
     let closedStreams = ClosedStreamLog()
+    /// The key opaque output items are sealed with (``ChappieEmulator/rotateContentKey()``).
+    let sealer = ContentSealer()
     /// Faults for the next WebSocket handshakes.
     let webSocketFaults = FaultQueue<ChappieEmulator.WebSocketFault>()
     /// Faults for the next refresh grants.

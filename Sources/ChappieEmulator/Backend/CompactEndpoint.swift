@@ -16,13 +16,16 @@ struct CompactEndpoint {
         }
         guard let input = body[Wire.input]?.arrayValue else { return .detail(400, Wire.inputMustBeList) }
         guard let model = body[Wire.model]?.stringValue, !model.isEmpty else { return .detail(400, Wire.modelRequired) }
+        if let unreadable = services.sealer.unreadableContentMessage(in: input) {
+            return .json(400, ContentSealer.errorBody(message: unreadable))
+        }
         var kept = input.filter { item in
             let role = item[Wire.role]?.stringValue
             let isMessage = (item[Wire.type]?.stringValue ?? Wire.message) == Wire.message
             return isMessage && (role == Wire.user || role == Wire.developer)
         }
         let summary = "compacted:\(input.count):" + RandomIdentifier.hex(16)
-        kept.append([Wire.id: .string(RandomIdentifier.prefixed("cmp_")), Wire.type: .string(Wire.compaction), Wire.encryptedContent: .string(Base64URL.standard(Data(summary.utf8)))])
+        kept.append([Wire.id: .string(RandomIdentifier.prefixed("cmp_")), Wire.type: .string(Wire.compaction), Wire.encryptedContent: .string(services.sealer.seal(summary))])
         return .json(200, [Wire.output: .array(kept)], headers: [(Wire.requestID, RandomIdentifier.prefixed("req_"))])
     }
 

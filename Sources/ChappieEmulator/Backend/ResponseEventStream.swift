@@ -26,11 +26,15 @@ struct ResponseEventStream: Sendable {
     private(set) var output = [JSONValue]()
     private var outputTokens = 0
     private var reasoningTokens = 0
+    /// Seals the `encrypted_content` of reasoning items.
+    private let sealer: ContentSealer
 
-    /// Starts a stream for `request`, splitting text into deltas of `deltaCharacters` characters.
-    init(request: ResponsesRequest, deltaCharacters: Int) {
+    /// Starts a stream for `request`, splitting text into deltas of `deltaCharacters` characters;
+    /// `sealer` seals its reasoning items' `encrypted_content`.
+    init(request: ResponsesRequest, deltaCharacters: Int, sealer: ContentSealer) {
         self.request = request
         self.deltaCharacters = deltaCharacters
+        self.sealer = sealer
     }
 
     /// `response.created` then `response.in_progress`.
@@ -47,7 +51,7 @@ struct ResponseEventStream: Sendable {
         let outputIndex = output.count
         let wantsSummary = ["auto", "concise", "detailed"].contains(request.reasoning?["summary"]?.stringValue ?? "")
         let encrypted: JSONValue? = request.include.contains(Wire.encryptedInclude)
-            ? .string("gAAAAAB" + Base64URL.standard(Data((responseID + itemID).utf8))) : nil
+            ? .string(sealer.seal(responseID + itemID)) : nil
         func item(_ summaryParts: [JSONValue]) -> JSONValue {
             var members: [(String, JSONValue)] = [(Wire.id, .string(itemID)), (Wire.type, "reasoning"), ("summary", .array(summaryParts))]
             if let encrypted { members.append(("encrypted_content", encrypted)) }

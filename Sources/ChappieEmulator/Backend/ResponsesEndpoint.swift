@@ -24,8 +24,10 @@ struct ResponsesEndpoint {
         case .success(let request): parsed = request
         case .failure(let failure): return .detail(400, failure.detail)
         }
-
         let requestID = RandomIdentifier.prefixed("req_")
+        if let unreadable = services.sealer.unreadableContentMessage(in: parsed.input) {
+            return .json(400, ContentSealer.errorBody(message: unreadable), headers: [(Wire.requestID, requestID)])
+        }
         var accountID: String?
         if let token = request.bearerToken { accountID = await services.tokens.accountID(ofAccessToken: token) }
         let reply = await ScriptedResponse.nextReply(for: parsed, accountID: accountID, services: services)

@@ -105,6 +105,9 @@ final class ResponsesWebSocketSession {
         case .success(let parsed): request = parsed
         case .failure(let failure): return sendError(status: 400, code: Wire.invalidRequestCode, message: failure.detail)
         }
+        if let unreadable = services.sealer.unreadableContentMessage(in: request.input) {
+            return sendError(status: 400, type: ContentSealer.errorType, code: ContentSealer.errorCode, message: unreadable)
+        }
         request.previousResponseID = frame[Wire.previousResponseID]?.stringValue
         inResponse = true
         let open = respond(to: request, generate: frame[Wire.generate]?.boolValue != false, turnState: turnState)
@@ -119,7 +122,7 @@ final class ResponsesWebSocketSession {
         let snapshot = BlockingBridge.run { await services.usage.snapshot() }
         guard send(rateLimitsEvent(snapshot).serialized, after: nil) else { return false }
         if !generate {
-            var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
+            var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters, sealer: services.sealer)
             stream.begin()
             stream.complete()
             return send(stream, ending: .finish, interval: nil, request: request, skippingProgress: true, turnState: turnState)

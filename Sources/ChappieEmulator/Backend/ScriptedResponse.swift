@@ -29,7 +29,7 @@ enum ScriptedResponse: Sendable {
         if let queued = await services.replies.next(accountID: accountID) { return queued }
         if request.asksForCompaction {
             let summary = "compacted-v2:\(request.input.count - 1):" + RandomIdentifier.hex(16)
-            return .compaction(encryptedContent: Base64URL.standard(Data(summary.utf8)))
+            return .compaction(encryptedContent: services.sealer.seal(summary))
         }
         return services.configuration.standingReply ?? ScriptedModel.reply(to: request)
     }
@@ -40,7 +40,7 @@ enum ScriptedResponse: Sendable {
         for request: ResponsesRequest,
         services: EmulatorServices
     ) async -> ScriptedResponse {
-        var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
+        var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters, sealer: services.sealer)
         switch reply {
         case .httpError(let status, let body, let extra):
             return .error(status: status, body: body, headers: extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })

@@ -30,6 +30,9 @@ struct PublicResponsesEndpoint {
         case .success(let valid): parsed = valid
         case .failure(let refusal): return refusal.response
         }
+        if let unreadable = services.sealer.unreadableContentMessage(in: parsed.input) {
+            return .json(400, ContentSealer.errorBody(message: unreadable))
+        }
         parsed.completedOutputIsEmpty = services.configuration.signInWithChatGPT.completedOutputIsEmpty
         let fault = await services.planUsageFaults.next()
         var header = HeaderChange.none
@@ -93,7 +96,7 @@ struct PublicResponsesEndpoint {
     }
 
     private func midStreamFailure(_ request: ResponsesRequest, code: String, deltas: Int, asErrorEvent: Bool) -> ScriptedResponse {
-        var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters)
+        var stream = ResponseEventStream(request: request, deltaCharacters: services.configuration.deltaCharacters, sealer: services.sealer)
         stream.begin()
         stream.message(ChappieEmulator.defaultReply(for: request.lastUserText), stopAfterDeltas: max(0, deltas))
         if asErrorEvent {

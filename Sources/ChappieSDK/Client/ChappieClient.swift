@@ -186,6 +186,7 @@ public actor ChappieClient {
             throw ChappieClientError.invalidRequest("\(slug) does not support reasoning effort \(effort)")
         }
         var rounds = 0
+        var repaired = false
         while true {
             let body = ResponsesRequestBody(model: slug, instructions: harness.requestInstructions,
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
@@ -205,6 +206,20 @@ public actor ChappieClient {
                     commit(transcript)
                 }
                 throw interruption.error
+            } catch ChappieClientError.unreadableEncryptedContent(let message) where !repaired {
+                // The server's key for opaque items changed: drop them (the messages stay) and
+                // send the request again in full, once; the conversation is repaired too, so no
+                // later turn sends them again.
+                guard let (kept, repair) = ChappieContextRepair.removingOpaqueItems(from: transcript) else {
+                    throw ChappieClientError.unreadableEncryptedContent(message)
+                }
+                repaired = true
+                transcript = kept
+                if !replacing, let (conversation, _) = ChappieContextRepair.removingOpaqueItems(from: state.transcript) { commit(conversation) }
+                pipeline.logger(.warning, "responses.context_repaired",
+                                ["reasoning": "\(repair.droppedReasoningItems)", "compaction": "\(repair.droppedCompactionItems)"])
+                emit(.contextRepaired(repair))
+                continue
             }
             if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
                 modelCatalog = nil
@@ -392,11 +407,28 @@ public actor ChappieClient {
     /// turn with Chappie's own prompt writes ``ChappieClientContext/compactedSummary`` (replacing
     /// the previous one, which it covers) and empties the transcript. Returns the new context.
     /// Throws ``ChappieClientError`` (`invalidResponse` for a compaction reply without its
-    /// item); on error the context is unchanged.
+    /// item); on error the context is unchanged, except that opaque items the server can no
+    /// longer read are dropped (see ``ChappieStreamEvent/contextRepaired(_:)``) and the
+    /// compaction is asked for once more without them.
     @discardableResult
     public func compactContext() async throws -> ChappieClientContext {
         try await enterTurn()
         defer { leaveTurn() }
+        do {
+            return try await compactHoldingTurn()
+        } catch ChappieClientError.unreadableEncryptedContent(let message) {
+            guard let (kept, repair) = ChappieContextRepair.removingOpaqueItems(from: state.transcript) else {
+                throw ChappieClientError.unreadableEncryptedContent(message)
+            }
+            pipeline.logger(.warning, "compact.context_repaired",
+                            ["reasoning": "\(repair.droppedReasoningItems)", "compaction": "\(repair.droppedCompactionItems)"])
+            commit(kept)
+            return try await compactHoldingTurn()
+        }
+    }
+
+    /// ``compactContext()`` once the turn slot is held.
+    private func compactHoldingTurn() async throws -> ChappieClientContext {
         let (runner, sessionID) = (runner, state.threadID)
         // The public API has no remote compaction (SIWC.md §1: only /responses and /models):
         // a Sign in with ChatGPT sign-in always gets the local, model-written summary.

@@ -27,6 +27,14 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     case contextWindowExceeded(String)
     /// The backend rejected the request as invalid (HTTP 400 and similar); the server's reason.
     case invalidRequest(String)
+    /// The server could not read an opaque item of the conversation (`invalid_encrypted_content`):
+    /// a reasoning or compaction item sealed with a key the server no longer has, as after a
+    /// key change on its side. Chappie repairs this by itself first: it drops those items (the
+    /// messages stay), sends the request again in full, once, and reports the repair with
+    /// ``ChappieStreamEvent/contextRepaired(_:)``. This error means the server refused the
+    /// repaired request too; the server's reason. Start a new conversation
+    /// (``ChappieClient/clearContext()``) to continue.
+    case unreadableEncryptedContent(String)
     /// The backend is overloaded; try again later.
     case serverOverloaded(String)
     /// The response failed on the server (`response.failed`): code and message.
@@ -95,6 +103,8 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .toolLoopLimitExceeded(let limit): "The model called tools more than \(limit) rounds in a row."
         case .contextWindowExceeded(let message): "The conversation is too long for the model: \(message)"
         case .invalidRequest(let message): "The server rejected the request: \(message)"
+        case .unreadableEncryptedContent(let message):
+            "The server could not read saved reasoning or compaction data of this conversation, even after it was dropped: \(message)"
         case .serverOverloaded(let message): "The server is overloaded: \(message)"
         case .responseFailed(let code, let message): "The response failed\(code.map { " (\($0))" } ?? ""): \(message)"
         case .responseIncomplete(let reason): "The response ended early: \(reason)."

@@ -75,6 +75,10 @@ public enum ChappieStreamEvent: Sendable, Hashable {
     case approvalRequested(ChappieApprovalRequest)
     /// A tool call finished; its output goes back to the model automatically.
     case toolCallCompleted(ChappieToolExecutionResult)
+    /// The server could no longer read the conversation's opaque items (encrypted reasoning and
+    /// compaction items, after a key change on its side): they were dropped from the context and
+    /// the request is being sent again in full, once. Comes before any text of the turn.
+    case contextRepaired(ChappieContextRepair)
     /// The response is complete.
     case completed(ChappieResponse)
 }

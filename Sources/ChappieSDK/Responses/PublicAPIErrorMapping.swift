@@ -19,6 +19,7 @@ enum PublicAPIErrorMapping {
         }
         if code == Wire.usageLimitExceeded { return .terminal(usageLimit(requestID: requestID)) }
         if code == Wire.contextLengthExceeded { return .terminal(.contextWindowExceeded(Wire.contextWindowSentence)) }
+        if code == ResponsesErrorMapping.unreadableContentCode { return .terminal(.unreadableEncryptedContent(Wire.unreadableContentSentence)) }
         switch status {
         case 401:
             // Renewed once by the pipeline; if the retry is refused too, the caller gets this.
@@ -46,6 +47,7 @@ enum PublicAPIErrorMapping {
         let code = successor(of: error.code)
         if code == Wire.usageLimitExceeded { return usageLimit(requestID: requestID) }
         if code == Wire.contextLengthExceeded { return ChappieClientError.contextWindowExceeded(Wire.contextWindowSentence) }
+        if code == ResponsesErrorMapping.unreadableContentCode { return ChappieClientError.unreadableEncryptedContent(Wire.unreadableContentSentence) }
         let apiError = ChappieClientError.publicAPI(ChappieAPIError(
             code: code.map(ChappieAPIError.Code.init(rawValue:)) ?? .serverError, status: status, param: error.param, requestID: requestID))
         if !shown, code == Wire.usageUnavailable || code == Wire.userUnavailable || (status ?? 0) >= 500 {
@@ -85,5 +87,6 @@ enum PublicAPIErrorMapping {
         static let openAIRequestIDHeader = "openai-request-id"
         static let usageLimitSentence = "This app's use of the ChatGPT plan reached its limit for now."
         static let contextWindowSentence = "the conversation no longer fits the model's context window"
+        static let unreadableContentSentence = "the server could not verify an encrypted item of the conversation (invalid_encrypted_content)"
     }
 }

@@ -26,6 +26,10 @@ public enum ChappieRuntimeTurnEvent: Sendable, Hashable {
     case approvalRequested(ChappieRuntimeApproval)
     /// A usage-limit snapshot (rate-limit windows) arrived during the turn.
     case usageLimits(ChappieUsageLimitSnapshot)
+    /// The server could no longer read the thread's opaque items (encrypted reasoning and
+    /// compaction items): they were dropped and the message is being sent again in full, once.
+    /// The turn record keeps the repair (``ChappieThreadTurn/contextRepair``).
+    case contextRepaired(ChappieContextRepair)
     /// The turn's token usage, sent once before ``turnCompleted(_:)`` when the server reported it.
     case usage(ChappieTokenUsage)
     /// The turn completed and is persisted; carries the stored turn record.

@@ -9,6 +9,8 @@ struct TurnRecorder {
     private var approvals: [ChappieRuntimeApproval] = []
     /// The text shown so far, kept for a turn that ends before its response (appended, linear).
     private var shownText = ""
+    /// What the client dropped from the context during the turn, if anything.
+    private var contextRepair: ChappieContextRepair?
 
     /// The runtime events for `event`, in order (possibly none), after recording it.
     mutating func record(_ event: ChappieStreamEvent) -> [ChappieRuntimeTurnEvent] {
@@ -30,6 +32,9 @@ struct TurnRecorder {
             let pending = approvals.firstIndex { $0.callID == result.call.callID && $0.decision == .pending }
             let completed = record(toolCall: ChappieRuntimeToolCall(result))
             return (pending.map { [.approvalRequested(approvals[$0])] } ?? []) + [completed]
+        case .contextRepaired(let repair):
+            contextRepair = repair
+            return [.contextRepaired(repair)]
         case .approvalRequested(let request):
             return [record(approval: ChappieRuntimeApproval(callID: request.call.callID, toolName: request.call.name,
                                                             arguments: request.call.rawArguments))]
@@ -77,6 +82,6 @@ struct TurnRecorder {
                                  model: completed?.model, responseID: completed?.id, outputText: completed?.outputText ?? shownText,
                                  reasoningSummary: completed?.reasoningSummary ?? "", items: completed?.items ?? [],
                                  toolCalls: calls, approvals: approvals, usage: response?.usage, failure: failure,
-                                 transport: completed?.transport)
+                                 transport: completed?.transport, contextRepair: contextRepair)
     }
 }

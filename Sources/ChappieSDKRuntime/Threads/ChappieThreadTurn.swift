@@ -47,6 +47,10 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
     public var failure: ChappieThreadTurnFailure?
     /// The transport the turn's last response streamed over, when it completed.
     public var transport: ChappieStreamingTransport?
+    /// What was dropped from the thread's transcript during the turn because the server could no
+    /// longer read it (encrypted reasoning and compaction items); nil when nothing was. The
+    /// thread's note that its model context lost those items (``/ChappieSDK/ChappieContextRepair/summary``).
+    public var contextRepair: ChappieContextRepair?
 
     /// True when ``outputText`` is a reply cut short: text shown before the turn failed or was
     /// cancelled.
@@ -57,7 +61,8 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
                 model: String? = nil, responseID: String? = nil, outputText: String = "", reasoningSummary: String = "",
                 items: [ChappieJSONValue] = [], toolCalls: [ChappieRuntimeToolCall] = [],
                 approvals: [ChappieRuntimeApproval] = [], usage: ChappieTokenUsage? = nil,
-                failure: ChappieThreadTurnFailure? = nil, transport: ChappieStreamingTransport? = nil) {
+                failure: ChappieThreadTurnFailure? = nil, transport: ChappieStreamingTransport? = nil,
+                contextRepair: ChappieContextRepair? = nil) {
         self.id = id
         self.input = input
         self.startedAt = startedAt
@@ -73,5 +78,6 @@ public struct ChappieThreadTurn: Sendable, Hashable, Codable, Identifiable {
         self.usage = usage
         self.failure = failure
         self.transport = transport
+        self.contextRepair = contextRepair
     }
 }

@@ -48,6 +48,8 @@ enum ConversationCommands {
                     printer.toolCall(name: request.call.name, callID: request.call.callID, arguments: request.call.rawArguments)
                 case .toolCallCompleted(let result):
                     printer.toolResult(name: result.call.name, callID: result.call.callID, status: result.status.rawValue, output: result.output)
+                case .contextRepaired(let repair):
+                    printer.contextRepaired(repair)
                 case .reasoningSummaryDelta, .usageLimits, .approvalRequested:
                     break
                 }

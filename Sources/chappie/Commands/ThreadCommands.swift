@@ -97,6 +97,8 @@ enum ThreadCommands {
                 case .turnCompleted(let turn):
                     printer.completed(responseID: turn.responseID, text: turn.outputText, usage: turn.usage,
                                       threadID: threadID?.uuidString.lowercased(), transport: turn.transport)
+                case .contextRepaired(let repair):
+                    printer.contextRepaired(repair)
                 case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
                     break
                 }

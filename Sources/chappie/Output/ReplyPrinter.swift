@@ -1,7 +1,8 @@
 import ChappieSDK
 
 /// Prints one streamed reply: text to standard output as it arrives, tool calls as dim lines, or
-/// with `--json` one JSON object per line (`text_delta`, `tool_call`, `tool_result`, `completed`).
+/// with `--json` one JSON object per line (`text_delta`, `tool_call`, `tool_result`,
+/// `context_repaired`, `completed`).
 /// Shared by `ask` (client events) and `chat`, `demo` and `threads resume` (runtime events).
 ///
 /// Model text passes through a streaming ``TerminalSanitizer`` (unless `raw`), so control
@@ -61,6 +62,21 @@ struct ReplyPrinter {
             endLine()
             Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(name) \(status): \(output)")))
         }
+    }
+
+    /// The conversation's unreadable opaque items were dropped and the message sent again.
+    mutating func contextRepaired(_ repair: ChappieContextRepair) {
+        waiting.stop()
+        if json {
+            Terminal.line(ChappieJSONValue.object([
+                "event": "context_repaired", "dropped_reasoning_items": .integer(repair.droppedReasoningItems),
+                "dropped_compaction_items": .integer(repair.droppedCompactionItems),
+            ]).jsonString)
+        } else {
+            endLine()
+            Terminal.line(Terminal.dim("[note] " + repair.summary))
+        }
+        waiting.startWaiting("Waiting for the server")
     }
 
     /// The reply is complete; `threadID` is the thread it was saved to, if any.

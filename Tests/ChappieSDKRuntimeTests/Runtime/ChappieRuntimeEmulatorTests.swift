@@ -113,6 +113,41 @@ struct ChappieRuntimeEmulatorTests {
         }
     }
 
+    @Test("a thread whose opaque items the server can no longer read goes on after a restart; the turn records the repair")
+    func repairedThreadAfterRestart() async throws {
+        try await withSignedInEmulator { emulator, configuration, folder in
+            // given: a stored thread with a compaction item and encrypted reasoning, then a key change
+            let options = ChappieMessageOptions(effort: .high, reasoningSummary: .auto)
+            let first = makeClient(configuration).runtime(store: fileStore(folder))
+            _ = try await first.send(.user("first question", options: options))
+            _ = try await first.compact()
+            _ = try await first.send(.user("second question", options: options))
+            let threadID = try #require(await first.currentThreadID)
+            emulator.rotateContentKey()
+
+            // when: a new process resumes it
+            let runtime = makeClient(configuration).runtime(store: fileStore(folder))
+            try await runtime.resume(threadID: threadID)
+            var events: [ChappieRuntimeTurnEvent] = []
+            for try await event in runtime.stream("third question") { events.append(event) }
+
+            // then: the turn completed, with the repair as an event and in its stored record
+            guard case .turnCompleted(let turn) = events.last else { Issue.record("last event: \(String(describing: events.last))"); return }
+            let repair = try #require(turn.contextRepair)
+            #expect(repair.droppedCompactionItems == 1)
+            #expect(events.contains { if case .contextRepaired(let event) = $0 { event == repair } else { false } })
+            let thread = try await fileStore(folder).thread(id: threadID)
+            #expect(thread.turns.last?.contextRepair == repair)
+            #expect(thread.turns.dropLast().allSatisfy { $0.contextRepair == nil })
+            #expect(!thread.context.transcript.contains { if case .compaction = $0 { true } else { false } })
+            #expect(thread.turns.map(\.status) == [.completed, .completed, .completed])
+            // and the next turn needs no repair
+            let next = try await runtime.send("fourth question")
+            #expect(next.contains("fourth question"))
+            #expect(try await fileStore(folder).thread(id: threadID).turns.last?.contextRepair == nil)
+        }
+    }
+
     @Test("a failed turn is stored with its error, reported as turnFailed, and the stream throws")
     func failedTurnStored() async throws {
         try await withSignedInEmulator { emulator, configuration, folder in

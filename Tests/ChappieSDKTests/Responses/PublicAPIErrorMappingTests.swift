@@ -109,6 +109,18 @@ struct PublicAPIErrorMappingTests {
         }
     }
 
+    @Test("invalid_encrypted_content is the same typed error on both backends, with Chappie's sentence on the public API")
+    func unreadableEncryptedContent() throws {
+        let body = ServerErrorBody(code: "invalid_encrypted_content", type: "invalid_request_error", message: secret)
+        guard case .terminal(.unreadableEncryptedContent(let message)) = PublicAPIErrorMapping.classify(
+            status: 400, error: body, headers: [:], requestID: nil) else { Issue.record("not mapped"); return }
+        #expect(!message.contains(secret))
+        let inStream = PublicAPIErrorMapping.streamFailure(body, status: 400, requestID: nil, shown: false)
+        #expect((inStream as? ChappieClientError) == .unreadableEncryptedContent(message))
+        #expect(ResponsesErrorMapping.http(status: 400, error: body, usage: nil) == .unreadableEncryptedContent(secret))
+        #expect(ResponsesErrorMapping.failed(body) == .unreadableEncryptedContent(secret))
+    }
+
     @Test("a new code keeps its raw value; a switch over codes needs a default and keeps compiling as codes are added")
     func unknownCode() {
         let failure = PublicAPIErrorMapping.classify(status: 418, error: ServerErrorBody(code: "brand_new_code", message: secret), headers: [:],

@@ -13,6 +13,7 @@ func streamingEveryEvent(client: ChappieClient) async throws -> String {
         case .reasoningSummaryDelta(let summary): print("thinking:", summary)
         case .usageLimits(let snapshot): print("used", snapshot.primary?.usedPercent ?? 0, "%")
         case .toolCallRequested, .approvalRequested, .toolCallCompleted: break
+        case .contextRepaired(let repair): print(repair.summary)
         case .completed(let response): print("done over", response.transport?.rawValue ?? "?")
         }
     }
