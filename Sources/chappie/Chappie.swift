@@ -128,9 +128,9 @@ enum ChappieCommand {
     static func report(_ error: any Error, json: Bool = false) -> ExitStatus {
         let (message, hint, status) = describe(error)
         if json {
-            Terminal.line(ChappieJSONValue.object([
+            Terminal.jsonLine(ChappieJSONValue.object([
                 "event": "error", "message": .string(message), "exit_status": .integer(Int(status.rawValue)),
-            ]).jsonString)
+            ]))
         } else {
             Terminal.error("chappie: " + Terminal.sanitizedLine(message))
             if let hint { Terminal.error(hint) }

@@ -1,3 +1,5 @@
+import ChappieSDK
+import Foundation
 @testable import chappie
 import Testing
 
@@ -48,5 +50,19 @@ struct TerminalSanitizerTests {
     @Test("one line: newlines and tabs become spaces")
     func oneLine() {
         #expect(TerminalSanitizer.cleanLine("title\nwith\ttabs\u{1B}[1m") == "title with tabs")
+    }
+
+    @Test("--json output escapes C1 controls, DEL and bidi formatting, and still decodes to the same text")
+    func jsonEscapes() throws {
+        let text = "model \u{9B}31m name \u{202E}evil\u{202C} del\u{7F} é 🧵"
+        let json = ChappieJSONValue.object(["name": .string(text)]).jsonString
+        let escaped = TerminalSanitizer.escapingForJSON(json)
+        #expect(!escaped.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E || $0.value == 0x202C || $0.value == 0x7F })
+        for escape in [#"\u009b"#, #"\u202e"#, #"\u202c"#, #"\u007f"#] {
+            #expect(escaped.lowercased().contains(escape), "\(escaped)")
+        }
+        #expect(escaped.contains("é 🧵"))
+        #expect(try ChappieJSONValue(jsonData: Data(escaped.utf8))["name"]?.stringValue == text)
+        #expect(TerminalSanitizer.escapingForJSON(#"{"plain":"text"}"#) == #"{"plain":"text"}"#)
     }
 }

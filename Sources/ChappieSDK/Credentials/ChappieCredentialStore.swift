@@ -1,3 +1,5 @@
+import Foundation
+
 /// Persists one credential per (service, account).
 ///
 /// Implementations: ``ChappieFileCredentialStore`` (Linux default), ``ChappieInMemoryCredentialStore``
@@ -49,7 +51,7 @@ public enum ChappieSynchronousCredentialLoad: Sendable, Equatable {
 }
 
 /// Why a credential store could not do its job. Messages never contain a token.
-public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The stored data is not a credential (damaged or foreign file).
     case corrupt(String)
     /// The file or folder can be read by other users, or is not owned by this user; it was not used.
@@ -77,4 +79,8 @@ public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStrin
         case .unavailable(let detail): "credential store unavailable: \(detail)"
         }
     }
+
+    /// The same sentence as ``description``, so `localizedDescription` says what failed and why
+    /// (not a bare "error 4").
+    public var errorDescription: String? { description }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// secret cannot be hidden from the redactor by interleaved escapes, then every registered secret
 /// value and every bearer/JWT-looking token is replaced, then the text is cut to a byte budget on a
 /// character boundary.
-enum Redaction {
+package enum Redaction {
     /// Largest message, in UTF-8 bytes, that any Chappie error carries.
     static let maximumMessageBytes = 512
 
@@ -39,7 +39,9 @@ enum Redaction {
         return truncate(result, maximumBytes: maximumBytes)
     }
 
-    /// Removes C0/C1 control characters (except tab and newline) and ANSI escape sequences.
+    /// Removes C0/C1 control characters (except tab and newline), ANSI escape sequences and the
+    /// invisible formatting characters (``isInvisibleFormat(_:)``), so a secret split by a
+    /// zero-width space is joined again before it is matched.
     static func sanitize(_ text: String) -> String {
         var output = String.UnicodeScalarView()
         var iterator = text.unicodeScalars.makeIterator()
@@ -52,10 +54,21 @@ enum Redaction {
                 continue
             }
             if scalar == "\n" || scalar == "\t" { output.append(scalar); continue }
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { continue }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || isInvisibleFormat(scalar) { continue }
             output.append(scalar)
         }
         return String(output)
+    }
+
+    /// True for the characters that print as nothing yet split a word: soft hyphen, Mongolian
+    /// vowel separator, zero-width space, non-joiner and joiner, the direction marks, the
+    /// bidirectional embeddings, overrides and isolates, word joiner and invisible operators,
+    /// and the byte-order mark.
+    package static func isInvisibleFormat(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xAD, 0x180E, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: true
+        default: false
+        }
     }
 
     /// Replaces anything shaped like a bearer credential or a JWT.

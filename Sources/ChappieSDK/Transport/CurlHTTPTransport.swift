@@ -367,6 +367,14 @@ private final class CurlTransfer: @unchecked Sendable {
         case 6, 7: return TransportError.network(message: message(code, systemError: systemError), mayHaveReachedServer: false)
         case 28 where headDelivered: return TransportError.idleTimeout
         case 28: return TransportError.headTimeout(headTimeout)
+        case 27 where !headDelivered, 100 where !headDelivered:
+            // CURLE_OUT_OF_MEMORY ("Out of memory", libcurl before 8.6) or CURLE_TOO_LARGE while
+            // reading the head: a header line past libcurl's CURL_MAX_HTTP_HEADER (100 KiB).
+            return TransportError.network(message: TransportError.headerTooLarge, mayHaveReachedServer: true)
+        case 27, 100:
+            // The same codes in the body: libcurl decodes `Content-Encoding` itself and holds what
+            // it decoded while the reader is paused, up to its own limit (64 MiB), then gives up.
+            return TransportError.inflatedTooLarge
         default: return TransportError.network(message: message(code, systemError: systemError), mayHaveReachedServer: true)
         }
     }

@@ -101,6 +101,13 @@ enum TransportError: Error, Sendable, Equatable {
     case invalidHeaderField(String)
     /// The whole exchange took longer than its deadline, in seconds (``HTTPRequest/deadline``).
     case deadlineExceeded(TimeInterval)
+    /// A compressed body (`Content-Encoding`) inflated past what the transport holds while the
+    /// reader catches up: a compression bomb, or an answer far beyond the byte cap. Not retried.
+    case inflatedTooLarge
+
+    /// What a response head with a header line past libcurl's limit (CURL_MAX_HTTP_HEADER,
+    /// 100 KiB) is called, instead of libcurl's "Out of memory".
+    static let headerTooLarge = "the server's answer has a header line longer than 100 KiB, more than Chappie reads"
 
     /// A one-line, token-free message.
     var message: String {
@@ -112,6 +119,7 @@ enum TransportError: Error, Sendable, Equatable {
         case .unsupported(let what): what
         case .deadlineExceeded(let seconds): "the server did not finish answering within \(Int(seconds)) seconds"
         case .invalidHeaderField(let name): "the \(name) header holds characters HTTP does not allow; the request was not sent"
+        case .inflatedTooLarge: "the server's compressed answer inflated to more than Chappie reads (a compression bomb?)"
         }
     }
 
@@ -120,7 +128,7 @@ enum TransportError: Error, Sendable, Equatable {
     /// multiply the wait (30 s became 90 s with two retries), so the call fails after one timeout.
     var isRetryable: Bool {
         switch self {
-        case .headTimeout, .deadlineExceeded: false
+        case .headTimeout, .deadlineExceeded, .inflatedTooLarge: false
         case .network, .idleTimeout, .responseTooLarge, .unsupported, .invalidHeaderField: true
         }
     }
@@ -133,7 +141,7 @@ enum TransportError: Error, Sendable, Equatable {
         let text = switch self {
         case .network(let detail, _): DisplayedURL.unreachable + "\(address): \(detail)"
         case .headTimeout, .idleTimeout, .deadlineExceeded: "\(address): \(message)"
-        case .responseTooLarge, .unsupported, .invalidHeaderField: message
+        case .responseTooLarge, .unsupported, .invalidHeaderField, .inflatedTooLarge: message
         }
         return Redaction.clean(text)
     }

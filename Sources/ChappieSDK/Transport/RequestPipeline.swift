@@ -146,7 +146,7 @@ struct RequestPipeline: Sendable {
         case .network(_, let reached): .transient(.network(message, mayHaveReachedServer: reached))
         case .headTimeout: .terminal(.network(message, mayHaveReachedServer: true))
         case .idleTimeout: .terminal(.idleTimeout(idleTimeout))
-        case .responseTooLarge: .terminal(.invalidResponse(message))
+        case .responseTooLarge, .inflatedTooLarge: .terminal(.invalidResponse(message))
         case .unsupported: .terminal(.network(message, mayHaveReachedServer: false))
         case .invalidHeaderField: .terminal(.invalidResponse(message))
         // Not retried: a server that trickles its answer would hold every retry as long.

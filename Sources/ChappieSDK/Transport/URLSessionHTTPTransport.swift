@@ -228,6 +228,11 @@ private final class StreamingTask: Sendable {
         case .timedOut: return TransportError.idleTimeout
         case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet:
             return TransportError.network(message: Redaction.clean(urlError.localizedDescription), mayHaveReachedServer: false)
+        #if canImport(FoundationNetworking)
+        case _ where urlError.localizedDescription.lowercased() == "out of memory":
+            // FoundationNetworking passes libcurl's text for a header line past its 100 KiB limit.
+            return TransportError.network(message: TransportError.headerTooLarge, mayHaveReachedServer: true)
+        #endif
         default:
             return TransportError.network(message: Redaction.clean(urlError.localizedDescription), mayHaveReachedServer: true)
         }

@@ -1,3 +1,4 @@
+import ChappieSDK
 import Foundation
 
 /// Rewrites text before a store writes it, so secrets a user pasted, or a tool echoed, never
@@ -50,9 +51,16 @@ public struct ChappieThreadRedactor: Sendable {
         return ChappieThreadRedactor { second(first($0)) }
     }
 
-    /// `text` after redaction.
+    /// `text` after redaction. A secret split by invisible characters (a zero-width space, a
+    /// soft hyphen, a word joiner, …) is redacted too: when `text` holds such characters and the
+    /// text without them redacts differently, that redaction is returned (without them).
     public func redact(_ text: String) -> String {
-        transform?(text) ?? text
+        guard let transform else { return text }
+        let redacted = transform(text)
+        guard text.unicodeScalars.contains(where: Redaction.isInvisibleFormat) else { return redacted }
+        let joined = String(String.UnicodeScalarView(text.unicodeScalars.filter { !Redaction.isInvisibleFormat($0) }))
+        let joinedRedacted = transform(joined)
+        return joinedRedacted == joined ? redacted : joinedRedacted
     }
 
     /// True for ``none``: a store can skip the redaction pass.

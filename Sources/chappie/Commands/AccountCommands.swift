@@ -35,7 +35,7 @@ enum AccountCommands {
         if arguments.flag("json") {
             var object: [String: ChappieJSONValue] = ["event": .string(wasSignedIn ? "signed_out" : "not_signed_in")]
             if wasSignedIn, signInWithChatGPT { object["remote_disconnect_confirmed"] = .bool(result.remoteDisconnectConfirmed) }
-            Terminal.line(ChappieJSONValue.object(object).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(object))
         } else {
             Terminal.line(wasSignedIn ? "Signed out." : "Not signed in.")
             if wasSignedIn, signInWithChatGPT, let notice = result.unconfirmedNotice { Terminal.line(notice) }
@@ -80,7 +80,7 @@ enum AccountCommands {
                 })
             }
             if let unchecked { object["check_error"] = .string(unchecked) }
-            Terminal.line(ChappieJSONValue.object(object).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(object))
             return exitStatus
         }
         // The email and account id come from the sign-in server's token: sanitized.

@@ -11,11 +11,11 @@ enum CatalogCommands {
         let models = try await Chappie.client(configuration: environment.configuration).models()
         if json {
             for model in models {
-                Terminal.line(ChappieJSONValue.object([
+                Terminal.jsonLine(ChappieJSONValue.object([
                     "slug": .string(model.slug), "display_name": .string(model.displayName), "priority": .integer(model.priority),
                     "context_window": model.contextWindow.map(ChappieJSONValue.integer) ?? .null,
                     "reasoning_levels": .array(model.supportedReasoningLevels.map(ChappieJSONValue.string)),
-                ]).jsonString)
+                ]))
             }
             return
         }
@@ -39,7 +39,7 @@ enum CatalogCommands {
         let closest = models.map(\.slug).sorted { editDistance(slug, $0) < editDistance(slug, $1) }.prefix(3)
         let message = "the model catalog has no '\(slug)'; closest: \(closest.joined(separator: ", ")). Sending it anyway."
         if json {
-            Terminal.line(ChappieJSONValue.object(["event": "warning", "message": .string(message)]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["event": "warning", "message": .string(message)]))
         } else {
             Terminal.error("chappie: warning: " + Terminal.sanitizedLine(message))
         }
@@ -78,10 +78,10 @@ enum CatalogCommands {
                 ["has_credits": .bool(credits.hasCredits), "unlimited": .bool(credits.unlimited),
                  "balance": credits.balance.map(ChappieJSONValue.string) ?? .null]
             } ?? .null
-            Terminal.line(ChappieJSONValue.object(["plan": snapshot.plan.map { .string($0.rawValue) } ?? .null,
+            Terminal.jsonLine(ChappieJSONValue.object(["plan": snapshot.plan.map { .string($0.rawValue) } ?? .null,
                                                    "primary": window(snapshot.primary), "secondary": window(snapshot.secondary),
                                                    "limit_reached": snapshot.limitReached.map(ChappieJSONValue.bool) ?? .null,
-                                                   "credits": credits]).jsonString)
+                                                   "credits": credits]))
             return
         }
         printUsage(snapshot)
@@ -102,8 +102,8 @@ enum CatalogCommands {
     static func printPlanUsage(json: Bool) {
         let url = ChappieAPIError.manageUsageURL.absoluteString
         if json {
-            Terminal.line(ChappieJSONValue.object(["route": "sign_in_with_chatgpt", "figures_reported": false,
-                                                   "manage_usage_url": .string(url)]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["route": "sign_in_with_chatgpt", "figures_reported": false,
+                                                   "manage_usage_url": .string(url)]))
             return
         }
         Terminal.line("Using your ChatGPT plan: it reports no usage figures or reset times to apps.")

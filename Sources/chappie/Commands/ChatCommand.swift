@@ -139,7 +139,7 @@ enum ChatCommand {
         /// Prints `line`, or with `json` the object `fields` plus its `event`.
         func say(_ line: @autoclosure () -> String, event: String, _ fields: [String: ChappieJSONValue] = [:]) {
             guard json else { return Terminal.line(line()) }
-            Terminal.line(ChappieJSONValue.object(fields.merging(["event": .string(event)]) { _, event in event }).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(fields.merging(["event": .string(event)]) { _, event in event }))
         }
         switch parts[0] {
         case "/quit", "/exit":

@@ -62,10 +62,10 @@ enum DemoCommand {
         let info = try await client.accountInfo()
         let usage = try await CatalogCommands.usageLimits(client)
         if json {
-            Terminal.line(ChappieJSONValue.object(["event": "account", "email": info.email.map(ChappieJSONValue.string) ?? .null,
-                                                   "plan": info.plan.map { .string($0.rawValue) } ?? .null]).jsonString)
-            Terminal.line(ChappieJSONValue.object(["event": "thread_saved",
-                                                   "id": threadID.map { .string($0.uuidString.lowercased()) } ?? .null]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["event": "account", "email": info.email.map(ChappieJSONValue.string) ?? .null,
+                                                   "plan": info.plan.map { .string($0.rawValue) } ?? .null]))
+            Terminal.jsonLine(ChappieJSONValue.object(["event": "thread_saved",
+                                                   "id": threadID.map { .string($0.uuidString.lowercased()) } ?? .null]))
             return
         }
         Terminal.line()

@@ -48,7 +48,7 @@ enum EmulatorCommand {
                 object["tls_backend_url"] = .string(tls.backendBaseURL.absoluteString)
                 object["ca_certificate"] = .string(tls.certificateAuthorityPath)
             }
-            Terminal.line(ChappieJSONValue.object(object).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(object))
         } else {
             Terminal.line("Chappie emulator listening on \(authURL)")
             Terminal.line("  auth issuer:  \(authURL)")

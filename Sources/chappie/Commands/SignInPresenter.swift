@@ -14,9 +14,9 @@ enum SignInPresenter {
             progress.stop()
             let url = code.verificationURL
             if json {
-                Terminal.line(ChappieJSONValue.object(["event": "device_code", "user_code": .string(code.userCode),
+                Terminal.jsonLine(ChappieJSONValue.object(["event": "device_code", "user_code": .string(code.userCode),
                                                        "verification_url": .string(url.absoluteString),
-                                                       "expires_at": .integer(Int(code.expiresAt.timeIntervalSince1970))]).jsonString)
+                                                       "expires_at": .integer(Int(code.expiresAt.timeIntervalSince1970))]))
                 return
             }
             let minutes = Int(code.expiresAt.timeIntervalSinceNow / 60 + 0.5)
@@ -42,11 +42,11 @@ enum SignInPresenter {
         progress.stop()
         let info = session.accountInfo
         if json {
-            Terminal.line(ChappieJSONValue.object([
+            Terminal.jsonLine(ChappieJSONValue.object([
                 "event": "signed_in", "email": info?.email.map(ChappieJSONValue.string) ?? .null,
                 "plan": info?.plan.map { .string($0.rawValue) } ?? .null,
                 "account_id": info?.accountID.map(ChappieJSONValue.string) ?? .null,
-            ]).jsonString)
+            ]))
         } else {
             Terminal.line("Signed in\(info?.email.map { " as " + Terminal.sanitizedLine($0) } ?? "")\(info?.plan.map { " (\(Terminal.sanitizedLine($0.displayName)))" } ?? "").")
         }

@@ -24,7 +24,7 @@ enum SignInWithChatGPTPresenter {
         let issuerIsLocal = issuer.scheme == "http" && ChappieEndpoints.allowsSecrets(to: issuer)
         let opener = ChappieBrowserOpener { url in
             if json {
-                Terminal.line(ChappieJSONValue.object(["event": "authorize_url", "url": .string(url.absoluteString)]).jsonString)
+                Terminal.jsonLine(ChappieJSONValue.object(["event": "authorize_url", "url": .string(url.absoluteString)]))
             } else {
                 Terminal.line("To sign in with ChatGPT, open:")
                 Terminal.line(Terminal.bold(Terminal.sanitizedLine(url.absoluteString)))
@@ -53,12 +53,12 @@ enum SignInWithChatGPTPresenter {
             timeout: .seconds(600), openURL: opener, preferredPort: port, startNewRegistration: arguments.flag("new-registration"))
         if result.showsPlanUsageNotice { try? session.acknowledgePlanUsageNotice() }
         if json {
-            Terminal.line(ChappieJSONValue.object([
+            Terminal.jsonLine(ChappieJSONValue.object([
                 "event": "signed_in", "route": "sign_in_with_chatgpt",
                 "email": result.account.email.map(ChappieJSONValue.string) ?? .null,
                 "registration": .string(result.registrationLabel),
                 "plan_usage_enabled": .bool(result.planUsageEnabled), "first_plan_usage": .bool(result.showsPlanUsageNotice),
-            ]).jsonString)
+            ]))
             return
         }
         Terminal.line("Signed in with ChatGPT as \(Terminal.sanitizedLine(result.registrationLabel)).")

@@ -123,7 +123,7 @@ enum ThreadCommands {
     private static func list(_ store: ChappieFileThreadStore, includingArchived: Bool, json: Bool) async throws {
         let threads = try await store.threads(includingArchived: includingArchived)
         if json {
-            for thread in threads { Terminal.line(summaryJSON(thread).jsonString) }
+            for thread in threads { Terminal.jsonLine(summaryJSON(thread)) }
             return
         }
         guard !threads.isEmpty else {
@@ -145,7 +145,7 @@ enum ThreadCommands {
     /// marker where the compaction happened; otherwise from its transcript.
     private static func show(_ thread: ChappieThread, bytes: Int, json: Bool, raw: Bool) async throws {
         if json {
-            Terminal.line(threadJSON(thread, bytes: bytes).jsonString)
+            Terminal.jsonLine(threadJSON(thread, bytes: bytes))
             return
         }
         func text(_ value: String) -> String { raw ? value : Terminal.sanitized(value) }
@@ -249,7 +249,7 @@ enum ThreadCommands {
 
     private static func done(_ action: String, id: UUID, json: Bool) {
         if json {
-            Terminal.line(ChappieJSONValue.object(["event": .string(action), "id": .string(id.uuidString.lowercased())]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["event": .string(action), "id": .string(id.uuidString.lowercased())]))
         } else {
             Terminal.line("\(action.prefix(1).uppercased() + action.dropFirst()) thread \(id.uuidString.lowercased()).")
         }

@@ -31,7 +31,7 @@ struct ReplyPrinter {
     mutating func text(_ text: String) {
         waiting.stop()
         if json {
-            Terminal.line(ChappieJSONValue.object(["event": "text_delta", "text": .string(text)]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["event": "text_delta", "text": .string(text)]))
         } else {
             let shown = raw ? text : sanitizer.feed(text)
             guard !shown.isEmpty else { return }
@@ -44,8 +44,8 @@ struct ReplyPrinter {
     mutating func toolCall(name: String, callID: String, arguments: String) {
         waiting.stop()
         if json {
-            Terminal.line(ChappieJSONValue.object(["event": "tool_call", "name": .string(name), "call_id": .string(callID),
-                                                   "arguments": .string(arguments)]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["event": "tool_call", "name": .string(name), "call_id": .string(callID),
+                                                   "arguments": .string(arguments)]))
         } else {
             endLine()
             Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(name)(\(arguments))")))
@@ -56,8 +56,8 @@ struct ReplyPrinter {
     mutating func toolResult(name: String, callID: String, status: String, output: String) {
         waiting.stop()
         if json {
-            Terminal.line(ChappieJSONValue.object(["event": "tool_result", "call_id": .string(callID), "status": .string(status),
-                                                   "output": .string(output)]).jsonString)
+            Terminal.jsonLine(ChappieJSONValue.object(["event": "tool_result", "call_id": .string(callID), "status": .string(status),
+                                                   "output": .string(output)]))
         } else {
             endLine()
             Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(name) \(status): \(output)")))
@@ -68,10 +68,10 @@ struct ReplyPrinter {
     mutating func contextRepaired(_ repair: ChappieContextRepair) {
         waiting.stop()
         if json {
-            Terminal.line(ChappieJSONValue.object([
+            Terminal.jsonLine(ChappieJSONValue.object([
                 "event": "context_repaired", "dropped_reasoning_items": .integer(repair.droppedReasoningItems),
                 "dropped_compaction_items": .integer(repair.droppedCompactionItems),
-            ]).jsonString)
+            ]))
         } else {
             endLine()
             Terminal.line(Terminal.dim("[note] " + repair.summary))
@@ -95,7 +95,7 @@ struct ReplyPrinter {
             object["usage"] = ["input_tokens": .integer(usage.inputTokens), "output_tokens": .integer(usage.outputTokens),
                                "total_tokens": .integer(usage.totalTokens)]
         }
-        Terminal.line(ChappieJSONValue.object(object).jsonString)
+        Terminal.jsonLine(ChappieJSONValue.object(object))
     }
 
     /// Ends a reply that stopped early (a cancelled or failed turn): the text so far gets its

@@ -1,3 +1,4 @@
+import ChappieSDK
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,12 @@ enum Terminal {
 
     /// Writes a line to standard output.
     static func line(_ text: String = "") { write(text + "\n") }
+
+    /// Writes `value` as one line of JSON (`--json` output) to standard output. JSON escapes the
+    /// C0 controls itself; DEL, the C1 controls (U+009B is a one-character CSI) and the
+    /// bidirectional formatting characters are written as `\u` escapes too, so the line means the
+    /// same to a JSON reader while no byte of it can drive or reorder a terminal that shows it.
+    static func jsonLine(_ value: ChappieJSONValue) { line(TerminalSanitizer.escapingForJSON(value.jsonString)) }
 
     /// Writes a line to standard error; a failure there is ignored (there is nowhere left to say so).
     static func error(_ text: String) {

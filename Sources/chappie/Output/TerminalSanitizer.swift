@@ -124,6 +124,23 @@ struct TerminalSanitizer {
         }
     }
 
+    /// `json` (JSON text) with every scalar this sanitizer would drop, other than the C0 controls
+    /// JSON already escapes, written as a `\uXXXX` escape. Such scalars can only stand inside
+    /// JSON strings, where the escape means the same character. Linear in `json`.
+    static func escapingForJSON(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && isDropped($0.value) }) else { return json }
+        var escaped = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if scalar.value >= 0x7F, isDropped(scalar.value) {
+                let hex = String(scalar.value, radix: 16)
+                escaped.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
     private mutating func enter(_ next: State) {
         state = next
         swallowed = 0

@@ -88,8 +88,20 @@ struct ThreadRedactionTests {
         ("key sk-abcdefghijklmnopqrstu", "key [redacted]"),
         ("token rt_abcdefghijklmnopqr", "token [redacted]"),
         ("nothing secret here: a token of thanks", "nothing secret here: a token of thanks"),
+        // split by invisible characters, still a credential
+        ("token e\u{200B}yJhbGciOiJub25lIn0.eyJzdWIiOiIx\u{FEFF}In0.sig end", "token [redacted] end"),
+        ("key sk-abcdefgh\u{2060}ijklmnop\u{00AD}qrstu", "key [redacted]"),
+        // invisible characters in ordinary text stay (an emoji ZWJ sequence)
+        ("family 👨\u{200D}👩\u{200D}👧 and a token of thanks", "family 👨\u{200D}👩\u{200D}👧 and a token of thanks"),
     ])
     func credentialPatterns(input: String, expected: String) {
         #expect(ChappieThreadRedactor.credentials.redact(input) == expected)
+    }
+
+    @Test("an exact value split by a zero-width space is replaced too")
+    func exactValueSplit() {
+        let redactor = ChappieThreadRedactor.replacing(["my-app-secret-42"])
+        #expect(redactor.redact("it is my-app-\u{200B}secret-42.") == "it is [redacted].")
+        #expect(redactor.redact("nothing \u{200B} here") == "nothing \u{200B} here")
     }
 }

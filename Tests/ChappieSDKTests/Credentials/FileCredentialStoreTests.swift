@@ -36,6 +36,25 @@ struct FileCredentialStoreTests {
         #expect(leftovers == ["default.json"])
     }
 
+    @Test("a refresh lock that cannot be opened says so in localizedDescription, with the reason")
+    func unopenableLock() async throws {
+        let root = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = ChappieFileCredentialStore(directory: root)
+        try await store.saveCredential(ChappieAuthFixtures.credential(), for: key)
+        // a folder where the lock file belongs: opening it for writing fails (EISDIR)
+        let folder = store.fileURL(for: key).deletingLastPathComponent()
+        try FileManager.default.createDirectory(atPath: store.lockPath(for: key, in: folder), withIntermediateDirectories: false)
+        do {
+            try await store.withRefreshLock(for: key) {}
+            Issue.record("the lock was taken")
+        } catch {
+            #expect(error.localizedDescription.contains("refresh lock"))
+            #expect(error.localizedDescription.contains(".lock"))
+            #expect(!error.localizedDescription.contains("error 4"))
+        }
+    }
+
     @Test("a missing file is an empty slot and deleting twice is fine")
     func missingAndDelete() async throws {
         let root = temporaryDirectory()

@@ -54,6 +54,13 @@ struct SecretLeakTests {
         #expect(!text.contains("eyJzdWIiOiIxIn0"))
     }
 
+    @Test("a token split by zero-width characters is still redacted in messages")
+    func zeroWidthSplit() {
+        let text = Redaction.clean("token e\u{200B}yJhbGciOiJub25lIn0.eyJz\u{2060}dWIiOiIxIn0.c2ln and rt_TmXu_zQ5Ko\u{200C}gAbCdEfGhIjKlMn")
+        #expect(!text.contains("eyJ") && !text.contains("rt_TmXu"), "\(text)")
+        #expect(text.contains("[redacted]"))
+    }
+
     @Test("refresh tokens and API keys in a server message are redacted")
     func refreshTokenShapes() {
         let text = Redaction.clean("msg with rt_TmXu_zQ5KogAbCdEfGhIjKlMn and sk-AbCdEfGhIjKlMnOpQr1234 end")

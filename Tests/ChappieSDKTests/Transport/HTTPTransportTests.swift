@@ -109,6 +109,42 @@ struct HTTPTransportTests {
         #expect(server.bodyBytesSent < (256 + 64) << 20, "sent \(server.bodyBytesSent) bytes")
     }
 
+    @Test("a 2 MB header line is named as such, not \"Out of memory\"", arguments: TransportKind.allCases)
+    func hugeHeaderLine(_ transport: TransportKind) async throws {
+        let server = try RawTestServer(.answer(
+            "HTTP/1.1 200 OK\r\nX-Padding: " + String(repeating: "a", count: 2 << 20) + "\r\nContent-Length: 13\r\n\r\n{\"models\":[]}"))
+        defer { server.stop() }
+        let client = try await client(transport, backend: server.url)
+        let error = await #expect(throws: ChappieClientError.self) { _ = try await client.models() }
+        let message = error?.localizedDescription ?? ""
+        #expect(!message.lowercased().contains("out of memory"), "\(message)")
+        #if os(Linux)
+        if transport == .platformDefault { #expect(message.contains("header line longer than 100 KiB"), "\(message)") }
+        #endif
+    }
+
+    @Test("a zstd bomb (512 MiB of zeros in a few KB) ends with a typed error that says so, at once", arguments: TransportKind.allCases)
+    func zstdBomb(_ transport: TransportKind) async throws {
+        // 8 frames of 64 MiB of zeros: one valid zstd stream that inflates to 512 MiB
+        let frame = try #require(ZstdCompression.compress(Data(count: 64 << 20)))
+        let bomb = Array(repeating: Array(frame), count: 8).flatMap { $0 }
+        for (path, contentType) in [("models", "application/json"), ("responses", "text/event-stream")] {
+            let server = try RawTestServer(.endlessBody(
+                head: "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Encoding: zstd\r\nContent-Length: \(bomb.count)\r\n\r\n",
+                chunk: bomb, limit: bomb.count))
+            defer { server.stop() }
+            let client = try await client(transport, backend: server.url)
+            let error = await #expect(throws: ChappieClientError.self) {
+                if path == "models" { _ = try await client.models() } else { _ = try await client.send("hello") }
+            }
+            // a typed, terminal error that names the size problem: not "Out of memory", not a
+            // closed connection, not retried (one connection)
+            guard case .invalidResponse(let message)? = error else { Issue.record("\(transport) \(path): \(String(describing: error))"); continue }
+            #expect(message.contains("larger than") || message.contains("inflated"), "\(message)")
+            #expect(server.connections == 1, "\(path): \(server.connections) connections")
+        }
+    }
+
     @Test("a redirect is never followed: the token stays with the server it was sent to",
           arguments: TransportKind.allCases, [302, 307])
     func redirectRefused(_ transport: TransportKind, status: Int) async throws {
