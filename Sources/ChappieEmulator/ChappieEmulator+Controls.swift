@@ -145,7 +145,7 @@ extension ChappieEmulator {
     }
 
     /// Queues `fault` for the next Responses WebSocket handshake (FIFO): refuse it (e.g. 426),
-    /// or accept and close at once (e.g. 1008) or drop.
+    /// or accept and close at once (e.g. 1008), drop, or stop reading (a half-open peer).
     /// - Parameters:
     ///   - fault: what the handshake gets.
     ///   - accountID: Only a handshake with an access token of this account takes the

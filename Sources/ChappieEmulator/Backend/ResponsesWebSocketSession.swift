@@ -52,6 +52,9 @@ final class ResponsesWebSocketSession {
         case .dropAfterAccept?:
             connection.dropWithoutCloseFrame()
             return
+        case .stopReading?:
+            connection.waitUntilHungUp()
+            return
         case .refuseHandshake?, nil:
             break
         }

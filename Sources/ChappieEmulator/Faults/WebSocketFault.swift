@@ -15,6 +15,10 @@ extension ChappieEmulator {
         case closeAfterAccept(code: UInt16, reason: String)
         /// Accept the upgrade, then close the socket without a close frame (the client sees 1006).
         case dropAfterAccept
+        /// Accept the upgrade, then read nothing: the client's frames fill the TCP buffers until
+        /// its sends block, as on a half-open connection whose peer stopped reading. The socket
+        /// stays open until the client resets it or the emulator shuts down.
+        case stopReading
 
         /// ``closeAfterAccept(code:reason:)`` with 1008 and an empty reason, as observed.
         public static let policyViolation = WebSocketFault.closeAfterAccept(code: 1008, reason: "")

@@ -44,6 +44,17 @@ enum SocketIO {
         while let bytes = receive(fd, maximumBytes: 4096), !bytes.isEmpty {}
     }
 
+    /// Blocks until `fd` hangs up or fails (`poll(2)` asking for no event, so only `POLLHUP`,
+    /// `POLLERR` or `POLLNVAL` end it), reading nothing: a reset by the peer, or a local
+    /// `shutdown(2)` of both directions (the emulator stopping).
+    static func waitUntilHungUp(_ fd: Int32) {
+        while true {
+            var descriptor = pollfd(fd: fd, events: 0, revents: 0)
+            if poll(&descriptor, 1, -1) < 0, errno == EINTR { continue }
+            return
+        }
+    }
+
     /// Whether the peer has closed its side (EOF) or reset the connection, checked without
     /// blocking and without consuming any byte (`recv(2)` with `MSG_PEEK | MSG_DONTWAIT`). A client
     /// that only half-closes (`shutdown(SHUT_WR)`) while still reading also counts as gone.

@@ -126,6 +126,13 @@ final class WebSocketConnection {
         isOpen = false
     }
 
+    /// Blocks without reading a byte until the socket hangs up (the peer resets it, or the
+    /// emulator shuts down): a peer that stopped reading. The connection is over afterwards.
+    func waitUntilHungUp() {
+        SocketIO.waitUntilHungUp(fd)
+        isOpen = false
+    }
+
     /// Blocks until the peer goes away (used for a stalled reply).
     func waitUntilClosed() {
         while isOpen, receive() != .closed {}

@@ -19,7 +19,9 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     case toolApprovalDenied(String, String)
     /// The server answered with an unexpected HTTP status (status, sanitized message).
     case httpError(Int, String)
-    /// A WebSocket reconnect replayed different text; carries the text shown so far.
+    /// A response sent again after a dropped connection replayed different text; carries the text
+    /// shown so far. Chappie sends a request again only while no text was shown (a drop after
+    /// that is ``streamEndedBeforeCompletion``), so its transports no longer report this.
     case streamingTransportReplayDiverged(String)
     /// The model kept calling tools past the round limit (the limit).
     case toolLoopLimitExceeded(Int)

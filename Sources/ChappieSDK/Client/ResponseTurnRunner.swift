@@ -76,8 +76,9 @@ struct ResponseTurnRunner: Sendable {
 
     /// Opens the WebSocket and warms it (PROTOCOL §6.3): a `response.create` with the request's
     /// fields, `"generate": false` and no input, so the first real request goes out incremental
-    /// on a connection that is already up. Best effort: any failure is logged and forgotten (a
-    /// platform without WebSocket support still marks the session for HTTP/SSE).
+    /// on a connection that is already up. Best effort, one handshake: any failure is logged and
+    /// forgotten (a platform without WebSocket support still marks the session for HTTP/SSE; a
+    /// refused upgrade counts as the first request's first handshake).
     func prewarm(body: ChappieJSONValue, sessionID: String) async {
         guard await streaming.shouldTryWebSocket(policy: transportPolicy), (try? await pipeline.backend()) == .codex,
               var object = body.objectValue else { return }
@@ -87,6 +88,10 @@ struct ResponseTurnRunner: Sendable {
             let outcome = try await WebSocketStreamCoordinator(runner: self).run(body: .object(object), sessionID: sessionID, generate: false,
                                                                                  handler: &handler, emit: { _ in })
             if case .fallBack(sticky: true) = outcome { await streaming.disableWebSocket() }
+        } catch ChappieClientError.webSocketUpgradeRefused(let status, _) {
+            // The first request counts this handshake as its own first try.
+            await streaming.noteWarmUpRefusal(status: status)
+            pipeline.logger(.info, "websocket.prewarm_failed", ["status": "\(status)"])
         } catch {
             pipeline.logger(.info, "websocket.prewarm_failed")
         }

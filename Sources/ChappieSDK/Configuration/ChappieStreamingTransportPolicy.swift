@@ -6,12 +6,18 @@
 public struct ChappieStreamingTransportPolicy: Sendable, Hashable, Codable {
     /// Try a WebSocket before HTTP/SSE.
     public var prefersWebSocket: Bool
-    /// Reconnects after a WebSocket drops mid-stream before giving up on it.
+    /// Reconnects of one request after its WebSocket drops before any text was shown, or its
+    /// upgrade is refused with a `5xx`, `408` or `429`, before giving up on it (a refused warm-up
+    /// counts as the first request's first try). A drop after text was shown is never retried:
+    /// it ends the stream with ``ChappieClientError/streamEndedBeforeCompletion``.
     public var maxWebSocketReconnectionAttempts: Int
     /// After WebSocket keeps failing, use HTTP/SSE for the rest of the session. A WebSocket that
     /// is not open within 15 seconds (a server that takes the connection and never answers the
     /// upgrade) is not retried: the turn goes over HTTP/SSE at once, or, without the fallback,
-    /// fails with ``ChappieClientError/network(_:mayHaveReachedServer:)``.
+    /// fails with ``ChappieClientError/network(_:mayHaveReachedServer:)``. A request that two
+    /// sockets in a row did not take within 60 seconds (a connection whose other end stopped
+    /// reading) goes over HTTP/SSE on its own, or fails the same way; later ones try the
+    /// WebSocket again.
     public var fallsBackToHTTPSSE: Bool
     /// Open and warm the WebSocket as soon as the client is created (a `response.create` with
     /// `"generate": false` and no input), so the first turn streams on a connection

@@ -5,7 +5,8 @@ import Foundation
 enum HTTPDeadline {
     /// How a deadline waits: `Task.sleep`. A test binds a deadline it fires on cue
     /// (`HTTPDeadline.sleep.withValue`), so a request to a server that never answers meets its
-    /// deadline without real time passing; the bound value reaches every request of that task.
+    /// deadline without real time passing; the bound value reaches every request (and WebSocket
+    /// send) of that task.
     /// Must throw `CancellationError` when its task is cancelled. A `TaskLocal` `let`, not a
     /// `@TaskLocal static var`, which the older Apple SDK interfaces flag as unsafe global state.
     static let sleep = TaskLocal<@Sendable (Duration) async throws -> Void>(wrappedValue: { try await Task.sleep(for: $0) })

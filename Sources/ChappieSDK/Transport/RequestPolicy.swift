@@ -17,6 +17,14 @@ struct RequestPolicy: Sendable {
     var webSocketReconnectDelay: TimeInterval = 0.2
     /// Seconds a WebSocket handshake may take (PROTOCOL §6.1: 15 000 ms).
     var webSocketConnectTimeout: TimeInterval = 15
+    /// Seconds one WebSocket send may take to hand a whole request to the network: enough for the
+    /// largest frame (16 MiB) at about 2 Mbit/s, while a half-open socket (the peer stopped
+    /// reading, the TCP send buffer is full) costs this long instead of the stream idle timeout.
+    /// The socket is then closed and the request sent again on a new one.
+    var webSocketSendTimeout: TimeInterval = 60
+    /// Sends of one request over WebSocket that may run into ``webSocketSendTimeout`` before it
+    /// goes over HTTP/SSE (or fails, without the fallback).
+    var webSocketSendAttempts = 2
     /// Seconds without bytes between events of a stream (PROTOCOL §5.1: 300 000 ms).
     var streamIdleTimeout: TimeInterval
     /// Seconds without bytes for a JSON call (models, usage, compaction).

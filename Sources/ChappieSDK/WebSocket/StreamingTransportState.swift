@@ -12,6 +12,20 @@ actor StreamingTransportState {
     /// Uses HTTP/SSE for the rest of the session.
     func disableWebSocket() { webSocketDisabled = true }
 
+    /// The HTTP status the warm-up's WebSocket upgrade was refused with, until the next request
+    /// takes it (``takeWarmUpRefusal()``): that handshake counts as the request's first, so a
+    /// refused upgrade is not tried more often than the reconnect policy allows.
+    private var warmUpRefusal: Int?
+
+    /// Notes that the warm-up's upgrade was refused with `status`.
+    func noteWarmUpRefusal(status: Int) { warmUpRefusal = status }
+
+    /// The status the warm-up's upgrade was refused with, once; nil when it was not refused.
+    func takeWarmUpRefusal() -> Int? {
+        defer { warmUpRefusal = nil }
+        return warmUpRefusal
+    }
+
     /// Optional request fields the public API refused (`error.param` of an unsupported
     /// capability): left out of this client's later requests, so a refused body is never sent
     /// again as it was (SIWC.md §6.3).

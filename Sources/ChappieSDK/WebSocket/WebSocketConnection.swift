@@ -30,6 +30,9 @@ enum WebSocketError: Error, Sendable, Equatable {
     /// The connection was not open by the connect deadline: the server did not accept the
     /// connection, or took it and never answered the upgrade. Another attempt would wait as long.
     case openTimedOut
+    /// A send did not hand its message to the network within its deadline: the peer stopped
+    /// reading (a half-open connection) or the link is too slow. The connection was closed.
+    case sendTimedOut
 }
 
 /// An open WebSocket: send text frames, receive messages, close.

@@ -5,21 +5,29 @@ import Foundation
 /// requests and turns (``ResponsesSocket``), so a request that extends the previous one sends only
 /// its new input items with `previous_response_id` (``IncrementalRequest``); a new socket, an
 /// error, or a changed request sends the full request. The handshake goes through the client's
-/// ``RequestPipeline`` (a 401 refreshes once there).
+/// ``RequestPipeline``: a 401 refreshes once there; a second 401, with the renewed token, is the
+/// socket's refusal, not the sign-in's, so the request goes over HTTP/SSE (sticky), which does its
+/// own 401 handling.
 ///
-/// A drop mid-stream reconnects (up to the policy's `maxWebSocketReconnectionAttempts`, with
-/// back-off) and resends the full request; the text the server replays is suppressed by the
-/// handler's replay guard, and a different replay is
-/// ``ChappieClientError/streamingTransportReplayDiverged(_:)``. The backend's 60-minute limit
+/// A drop before any text was shown reconnects (up to the policy's
+/// `maxWebSocketReconnectionAttempts`, with back-off) and resends the full request; reasoning text
+/// the server replays is suppressed by the handler's replay guard. A drop after text was shown
+/// ends the turn with ``ChappieClientError/streamEndedBeforeCompletion``, as over HTTP/SSE: the
+/// request is never resent and the shown text stays as the partial reply. A send that does not
+/// hand its frame to the network within `webSocketSendTimeout` (a half-open socket) closes the
+/// socket; a second one sends the request over HTTP/SSE. The backend's 60-minute limit
 /// (`websocket_connection_limit_reached`) opens a new socket at once and sends the full request,
-/// once; a chain the server lost
-/// (`previous_response_not_found`) is sent again in full on the same socket, once. Both only
-/// before any text was shown. A caller that cancels mid-response returns at once; the response is
-/// interrupted (`response.interrupt`) in the background and the socket kept when the server
-/// confirms (``ResponseInterrupt``). When WebSocket cannot be
-/// used (unsupported platform, 426, a 1008 policy close, a TLS failure, exhausted reconnects, a
-/// 1009 too-big close), it tells the runner to fall back to HTTP/SSE — sticky for the session
-/// except after 1009.
+/// once; a chain the server lost (`previous_response_not_found`) is sent again in full on the
+/// same socket, once. Both only before any text was shown. A caller that cancels mid-response
+/// returns at once; the response is interrupted (`response.interrupt`) in the background and the
+/// socket kept when the server confirms (``ResponseInterrupt``). When WebSocket cannot be used
+/// (unsupported platform, 426, a 401 after the refresh, a 1008 policy close, a TLS failure,
+/// exhausted reconnects, a 1009 too-big close, timed-out sends), it tells the runner to fall back
+/// to HTTP/SSE — sticky for the session except after 1009 and timed-out sends.
+///
+/// A warm-up (`generate` false) tries one handshake; when it is refused, the first request counts
+/// it as its own first (``StreamingTransportState/takeWarmUpRefusal()``), so one turn never makes
+/// more handshakes than the reconnect policy allows, and a refusal for good none more.
 struct WebSocketStreamCoordinator: Sendable {
     /// How a WebSocket attempt ended.
     enum Outcome: Sendable {
@@ -39,7 +47,18 @@ struct WebSocketStreamCoordinator: Sendable {
              emit: @Sendable (ChappieStreamEvent) -> Void) async throws -> Outcome {
         let pipeline = runner.pipeline
         let policy = pipeline.policy
+        // A warm-up is best effort: one try, no reconnects.
+        let reconnectBudget = generate ? policy.webSocketReconnects : 0
         var reconnects = 0
+        if generate, let status = await runner.streaming.takeWarmUpRefusal() {
+            // The warm-up's handshake was refused a moment ago: it was this request's first try.
+            if status == 401 || Self.refusesForGood(status) {
+                if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                throw ChappieClientError.webSocketUpgradeRefused(status: status, url: Self.displayedURL(pipeline.endpoints.responsesWebSocket))
+            }
+            reconnects = 1
+        }
+        var sendTimeouts = 0
         var rateLimitRetries = 0
         var renewedAtConnectionLimit = false
         var resentInFull = false
@@ -60,7 +79,7 @@ struct WebSocketStreamCoordinator: Sendable {
                     return .fallBack(sticky: false)
                 }
                 let connection = open.connection
-                try await connection.send(text: frame.text)
+                try await Self.send(frame.text, on: connection, within: policy.webSocketSendTimeout)
                 watchdog = IdleWatchdog(timeout: policy.streamIdleTimeout) { connection.close(code: Wire.normalClosure) }
                 handler.beginAttempt()
                 while true {
@@ -108,7 +127,7 @@ struct WebSocketStreamCoordinator: Sendable {
                     let delay = policy.rateLimitBackoff.delay(forRetry: rateLimitRetries, retryAfter: retryAfter)
                     pipeline.logger(.warning, "request.rate_limited", ["call": "websocket", "retry": "\(rateLimitRetries)"])
                     try await pipeline.time.sleep(.seconds(interval: delay))
-                case .transient where reconnects < policy.webSocketReconnects:
+                case .transient where reconnects < reconnectBudget:
                     reconnects += 1
                     pipeline.logger(.warning, "websocket.server_error", ["reconnect": "\(reconnects)"])
                     try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
@@ -124,37 +143,61 @@ struct WebSocketStreamCoordinator: Sendable {
                     if handler.hasShownOutput { throw ChappieClientError.idleTimeout(policy.streamIdleTimeout) }
                     return .fallBack(sticky: false)
                 }
+                if handler.hasShownOutput {
+                    // Text was shown: the turn ends here, as over HTTP/SSE. Resending would
+                    // restart the reply under the user's eyes; the shown text stays as partial.
+                    pipeline.logger(.warning, "websocket.dropped_after_output")
+                    throw handler.pendingFailure ?? ChappieClientError.streamEndedBeforeCompletion
+                }
+                let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
                 switch error {
                 case .unsupported:
                     pipeline.logger(.info, "websocket.unsupported")
                     return .fallBack(sticky: true)
                 case .handshakeRejected(426), .closed(1008, _), .closed(Wire.tlsFailure, _):
                     return .fallBack(sticky: true)
+                case .handshakeRejected(401):
+                    // Refused again after the pipeline's one refresh: the socket will not take
+                    // this sign-in, HTTP may (it does its own 401 handling); never a sign-out here.
+                    pipeline.logger(.warning, "websocket.upgrade_unauthorized", ["url": url])
+                    if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    throw ChappieClientError.webSocketUpgradeRefused(status: 401, url: url)
                 case .closed(1009, _):
                     return .fallBack(sticky: false)
                 case .handshakeRejected(let status) where Self.refusesForGood(status):
                     // No WebSocket at this address (404, 421, …): reconnecting would be refused again.
-                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
                     pipeline.logger(.warning, "websocket.upgrade_refused", ["status": "\(status)", "url": url])
                     if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                     throw ChappieClientError.webSocketUpgradeRefused(status: status, url: url)
                 case .openTimedOut:
                     // No answer to the upgrade by the connect deadline: reconnecting would wait as
                     // long again (5 reconnects were 90 s of silence), so HTTP/SSE at once, or fail.
-                    let url = Self.displayedURL(pipeline.endpoints.responsesWebSocket)
                     pipeline.logger(.warning, "websocket.open_timed_out", ["url": url])
                     if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                     throw ChappieClientError.network(
                         "\(url): the WebSocket was not open within \(Int(policy.webSocketConnectTimeout)) seconds", mayHaveReachedServer: false)
+                case .sendTimedOut:
+                    // The socket did not take the frame in time (the peer stopped reading): a new
+                    // socket, once; then this request goes over HTTP/SSE, or fails.
+                    sendTimeouts += 1
+                    pipeline.logger(.warning, "websocket.send_timed_out", ["attempt": "\(sendTimeouts)", "url": url])
+                    guard sendTimeouts < policy.webSocketSendAttempts, reconnects < reconnectBudget else {
+                        if generate, runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: false) }
+                        throw ChappieClientError.network(
+                            "\(url): the WebSocket did not take the request within \(Int(policy.webSocketSendTimeout)) seconds",
+                            mayHaveReachedServer: false)
+                    }
+                    reconnects += 1
+                    try await pipeline.time.sleep(.seconds(interval: policy.reconnectDelay(forAttempt: reconnects)))
                 case .handshakeRejected, .closed, .network:
                     reconnects += 1
                     pipeline.logger(.warning, "websocket.dropped", ["reconnect": "\(reconnects)"])
-                    guard reconnects <= policy.webSocketReconnects else {
-                        if runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
+                    guard reconnects <= reconnectBudget else {
+                        // A warm-up never switches the session to HTTP/SSE: the request decides.
+                        if generate, runner.transportPolicy.fallsBackToHTTPSSE { return .fallBack(sticky: true) }
                         if let failure = handler.pendingFailure { throw failure }
                         if case .handshakeRejected(let status) = error {
-                            throw ChappieClientError.webSocketUpgradeRefused(
-                                status: status, url: Self.displayedURL(pipeline.endpoints.responsesWebSocket))
+                            throw ChappieClientError.webSocketUpgradeRefused(status: status, url: url)
                         }
                         throw ChappieClientError.streamEndedBeforeCompletion
                     }
@@ -189,11 +232,16 @@ struct WebSocketStreamCoordinator: Sendable {
         let headers = pipeline.standardHeaders(sessionID: sessionID).filter { $0.name != "Accept" && $0.name != "Content-Type" }
             + [WebSocketLimits.betaHeader]
         let timeout = pipeline.policy.webSocketConnectTimeout
+        var unauthorizedUpgrades = 0
         let connection = try await pipeline.perform("websocket") { authorization in
             do {
                 return try await runner.webSockets.connect(url: url, headers: try authorization.headers(to: url, endpoints: pipeline.endpoints) + headers,
                                                            timeout: timeout)
             } catch WebSocketError.handshakeRejected(status: 401) {
+                // The first 401 refreshes (once, in the pipeline); a second one, with the renewed
+                // token, goes to the coordinator as the socket's refusal: not the sign-in's end.
+                unauthorizedUpgrades += 1
+                guard unauthorizedUpgrades == 1 else { throw WebSocketError.handshakeRejected(status: 401) }
                 throw BackendFailure.unauthorized(code: nil)
             }
         }
@@ -201,6 +249,29 @@ struct WebSocketStreamCoordinator: Sendable {
         runner.turnState.record(turnState)
         return ResponsesSocket.Open(connection: connection, accountID: authorization.accountID, signOutMark: mark,
                                     openedAt: pipeline.time.now(), memory: nil)
+    }
+
+    /// Sends `text` on `connection` within `seconds` (waiting with ``HTTPDeadline/sleep``, which a
+    /// test binds); at the deadline the connection is closed, which ends the send on every
+    /// platform (a cancelled `URLSessionWebSocketTask` send may never return). Throws
+    /// ``WebSocketError`` (`.sendTimedOut` at the deadline) or `CancellationError`.
+    static func send(_ text: String, on connection: any WebSocketConnection, within seconds: TimeInterval) async throws {
+        let timedOut = LockedBox(false)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await connection.send(text: text) }
+                group.addTask {
+                    try await HTTPDeadline.sleep.get()(.seconds(interval: seconds))
+                    timedOut.withLock { $0 = true }
+                    connection.close(code: Wire.normalClosure)
+                    throw WebSocketError.sendTimedOut
+                }
+                defer { group.cancelAll() }
+                _ = try await group.next()
+            }
+        } catch where timedOut.withLock({ $0 }) {
+            throw WebSocketError.sendTimedOut
+        }
     }
 
     /// Whether an upgrade answered with `status` shows the address has no WebSocket, so another

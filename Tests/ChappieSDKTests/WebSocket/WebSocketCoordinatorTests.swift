@@ -48,30 +48,45 @@ struct WebSocketCoordinatorTests {
         #expect(!headers.contains { $0.name == "session_id" })
     }
 
-    @Test("after a drop the replayed prefix is suppressed: each piece of text is shown once")
-    func replayEqual() async throws {
+    @Test("a drop after text was shown ends the stream before completion: no reconnect, no resend, no HTTP request")
+    func dropAfterText() async throws {
         let first = Array(scriptedEvents(["Hello ", "wor"]).prefix(3))
         let connector = ScriptedWebSocketConnector([
             .events(first, then: .close(1006)),
             .events(scriptedEvents(["Hel", "lo w", "orld"]), then: .open),
         ])
         let (client, http) = try await client(connector)
-        let (deltas, response) = try await collect(client.stream("hi"))
-        #expect(deltas.joined() == "Hello world")
-        #expect(deltas == ["Hello ", "wor", "ld"])
-        #expect(response?.outputText == "Hello world")
-        #expect(await connector.connectCount == 2)
+        var deltas: [String] = []
+        await #expect(throws: ChappieClientError.streamEndedBeforeCompletion) {
+            for try await event in client.stream("hi") { if case .textDelta(let text) = event { deltas.append(text) } }
+        }
+        #expect(deltas == ["Hello ", "wor"])
+        #expect(await connector.connectCount == 1)
+        #expect(await connector.sentFrames.count == 1)
         #expect(await http.requests.isEmpty)
+        let partial = try #require(await client.context().messages.last)
+        #expect(partial.isPartial && partial.text == "Hello wor")
     }
 
-    @Test("a replay that differs from what was shown fails with streamingTransportReplayDiverged(partial text)")
-    func replayDiverged() async throws {
+    @Test("after a drop before any text, the reasoning summary the new socket replays is shown once")
+    func reasoningReplaySuppressed() async throws {
+        let reasoning = #"{"type":"response.reasoning_summary_text.delta","delta":"Thinking"}"#
+        let created = try #require(scriptedEvents(["x"]).first)
         let connector = ScriptedWebSocketConnector([
-            .events(Array(scriptedEvents(["Hello ", "there"]).prefix(3)), then: .close(1006)),
-            .events(scriptedEvents(["Goodbye"]), then: .open),
+            .events([created, reasoning], then: .close(1006)),
+            .events([created, reasoning] + scriptedEvents(["Hello"]).dropFirst(), then: .open),
         ])
-        let (client, _) = try await client(connector)
-        await #expect(throws: ChappieClientError.streamingTransportReplayDiverged("Hello there")) { try await collect(client.stream("hi")) }
+        let (client, http) = try await client(connector)
+        var summaries: [String] = []
+        var text = ""
+        for try await event in client.stream("hi") {
+            if case .reasoningSummaryDelta(let delta) = event { summaries.append(delta) }
+            if case .textDelta(let delta) = event { text += delta }
+        }
+        #expect(summaries == ["Thinking"])
+        #expect(text == "Hello")
+        #expect(await connector.connectCount == 2)
+        #expect(await http.requests.isEmpty)
     }
 
     @Test("a 1008 close right after accept falls back to HTTP/SSE for this and every later request")
@@ -145,9 +160,9 @@ struct WebSocketCoordinatorTests {
         #expect(await http.requests.count == 1)
     }
 
-    @Test("exhausted reconnects fall back to HTTP; replayed text there is suppressed too")
+    @Test("exhausted reconnects before any text fall back to HTTP/SSE")
     func exhausted() async throws {
-        let drop = Array(scriptedEvents(["over "]).prefix(2))
+        let drop = Array(scriptedEvents(["over "]).prefix(1))
         let connector = ScriptedWebSocketConnector(Array(repeating: .events(drop, then: .close(1006)), count: 3))
         let (client, http) = try await client(connector, policy: ChappieStreamingTransportPolicy(maxWebSocketReconnectionAttempts: 2))
         let (deltas, _) = try await collect(client.stream("one"))
