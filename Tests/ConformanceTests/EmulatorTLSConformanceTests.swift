@@ -18,7 +18,7 @@ struct EmulatorTLSConformanceTests {
                 print("tls-error", error, file=sys.stderr)
                 sys.exit(3)
             """
-        return try await Subprocess.run(ClientAvailability.python, ["python3", "-c", script, url, token] + (authority.map { [$0] } ?? []),
+        return try await Subprocess.run(ClientAvailability.python, [ClientAvailability.python3, "-c", script, url, token] + (authority.map { [$0] } ?? []),
                                         timeout: 60)
     }
 

@@ -15,7 +15,7 @@ struct SignInWithChatGPTConformanceTests {
             let script = ClientAvailability.clientsDirectory.appendingPathComponent("siwc_oidc_relying_party.py").path
             // when
             let result = try await Subprocess.run(
-                ClientAvailability.python, ["python3", script, emulator.signInWithChatGPTIssuer.absoluteString], timeout: 120
+                ClientAvailability.python, [ClientAvailability.python3, script, emulator.signInWithChatGPTIssuer.absoluteString], timeout: 120
             )
             // then
             #expect(!result.timedOut)
@@ -42,7 +42,7 @@ struct SignInWithChatGPTConformanceTests {
             let script = ClientAvailability.clientsDirectory.appendingPathComponent("openai_siwc_responses.py").path
             // when
             let result = try await Subprocess.run(
-                ClientAvailability.python, ["python3", script, emulator.publicAPIBaseURL.absoluteString, tokens.accessToken], timeout: 120
+                ClientAvailability.python, [ClientAvailability.python3, script, emulator.publicAPIBaseURL.absoluteString, tokens.accessToken], timeout: 120
             )
             // then
             #expect(!result.timedOut)

@@ -123,6 +123,13 @@ actor CredentialManager {
         return status
     }
 
+    /// The access token of the stored credential, read from the store at most once and never
+    /// refreshed here: what a reply must not echo (``EchoedSecretFilter``). Nil when signed out
+    /// or unreadable.
+    func echoableAccessToken() async -> String? {
+        (try? await loadIfNeeded())?.accessToken
+    }
+
     /// Account facts of the stored credential, without any token.
     func accountInfo() async throws -> ChappieAccountInfo {
         guard let credential = try await loadIfNeeded() else { throw ChappieClientError.missingCredential }

@@ -39,6 +39,7 @@ struct ResponseTurnRunner: Sendable {
     func runReportingHead(body: ChappieJSONValue, sessionID: String, emit: @Sendable (ChappieStreamEvent) -> Void) async throws
         -> (response: ChappieResponse, head: HTTPResponseHead) {
         var handler = ResponseEventHandler()
+        if let token = await pipeline.credentials.echoableAccessToken() { handler.guardEchoes(of: [token]) }
         do {
             return try await runReportingHead(body: body, sessionID: sessionID, handler: &handler, emit: emit)
         } catch {

@@ -8,6 +8,9 @@ struct ResponseEventHandler: Sendable {
     private var accumulator = ResponseAccumulator()
     private var text = ReplayGuard()
     private var reasoning = ReplayGuard()
+    /// Keep the user's access token out of the text and the reasoning summary shown.
+    private var textEchoes = EchoedSecretFilter(secrets: [])
+    private var reasoningEchoes = EchoedSecretFilter(secrets: [])
     /// The error of a `response.failed` seen before the stream closed.
     private(set) var pendingFailure: ChappieClientError?
 
@@ -15,7 +18,14 @@ struct ResponseEventHandler: Sendable {
     var hasShownOutput: Bool { text.hasShown }
 
     /// The text shown to the consumer so far for this response.
-    var shownText: String { String(decoding: text.shown, as: UTF8.self) }
+    var shownText: String { textEchoes.shown(String(decoding: text.shown, as: UTF8.self)) }
+
+    /// Redacts `secrets` (the request's access token) wherever the server echoes them: deltas,
+    /// the final text, reasoning summary and output items (``EchoedSecretFilter``).
+    mutating func guardEchoes(of secrets: [String]) {
+        textEchoes = EchoedSecretFilter(secrets: secrets)
+        reasoningEchoes = EchoedSecretFilter(secrets: secrets)
+    }
 
     /// Starts a new attempt of the same response: its events are checked against what was shown.
     mutating func beginAttempt() {
@@ -32,13 +42,22 @@ struct ResponseEventHandler: Sendable {
         case .created(let id, let model):
             accumulator.created(id: id, model: model)
         case .outputTextDelta(let delta, let itemID):
-            if let added = accumulator.textDelta(delta, itemID: itemID), let fresh = try text.accept(added) { emit(.textDelta(fresh)) }
+            if let added = accumulator.textDelta(delta, itemID: itemID), let fresh = try text.accept(added) {
+                Self.emit(textEchoes.feed(fresh), as: ChappieStreamEvent.textDelta, emit)
+            }
         case .reasoningSummaryDelta(let delta):
-            if let added = accumulator.reasoningDelta(delta), let fresh = try? reasoning.accept(added) { emit(.reasoningSummaryDelta(fresh)) }
+            if let added = accumulator.reasoningDelta(delta), let fresh = try? reasoning.accept(added) {
+                Self.emit(reasoningEchoes.feed(fresh), as: ChappieStreamEvent.reasoningSummaryDelta, emit)
+            }
         case .outputItemDone(let item):
-            if let added = accumulator.itemDone(item), let fresh = try text.accept(added) { emit(.textDelta(fresh)) }
+            if let added = accumulator.itemDone(item), let fresh = try text.accept(added) {
+                Self.emit(textEchoes.feed(fresh), as: ChappieStreamEvent.textDelta, emit)
+            }
         case .completed(let id, let model, let usage):
-            return accumulator.response(id: id, model: model, usage: usage)
+            // What was held back as a possible start of the token was not one: show it.
+            Self.emit(reasoningEchoes.finish(), as: ChappieStreamEvent.reasoningSummaryDelta, emit)
+            Self.emit(textEchoes.finish(), as: ChappieStreamEvent.textDelta, emit)
+            return textEchoes.redacted(accumulator.response(id: id, model: model, usage: usage))
         case .failed(let error) where backend == .publicAPI:
             throw publicAPIFailure(error, status: nil)
         case .failed(let error):
@@ -63,6 +82,11 @@ struct ResponseEventHandler: Sendable {
             break
         }
         return nil
+    }
+
+    /// Emits `text` as the event `make` builds, unless it is empty (deltas are never empty).
+    private static func emit(_ text: String, as make: (String) -> ChappieStreamEvent, _ emit: @Sendable (ChappieStreamEvent) -> Void) {
+        if !text.isEmpty { emit(make(text)) }
     }
 
     /// A failure event of the public API: retried (a ``BackendFailure``) only while nothing was

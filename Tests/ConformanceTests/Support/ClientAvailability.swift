@@ -24,7 +24,7 @@ enum ClientAvailability {
     static let hasOpenAIPython: Bool = Subprocess.probe(python, [python3, "-c", "import openai"])
 
     /// Whether PyJWT with its crypto extra works (`import jwt` and an RSA algorithm).
-    static let hasPyJWT: Bool = Subprocess.probe(python, ["python3", "-c", "import jwt; jwt.get_algorithm_by_name('RS256')"])
+    static let hasPyJWT: Bool = Subprocess.probe(python, [ClientAvailability.python3, "-c", "import jwt; jwt.get_algorithm_by_name('RS256')"])
 
     /// Whether `import websockets` works (the Python WebSocket client, pinned in requirements.txt).
     static let hasWebsocketsPython: Bool = Subprocess.probe(python, [python3, "-c", "import websockets.sync.client"])
