@@ -17,6 +17,15 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// The message, when this is one.
     public var message: ChappieInputMessage? { if case .message(let message) = self { message } else { nil } }
 
+    /// This item with its message's attachment bytes left out
+    /// (``ChappieInputMessage/withoutAttachmentData``): what a thread store keeps.
+    public var withoutAttachmentData: ChappieTranscriptItem {
+        if case .message(let message) = self, message.attachments.contains(where: { $0.data != nil }) {
+            return .message(message.withoutAttachmentData)
+        }
+        return self
+    }
+
     /// The input item JSON for a request. Never carries an `id` (the backend rejects ids of
     /// items that were not stored, PROTOCOL §4.7).
     var inputItem: ChappieJSONValue {
@@ -66,7 +75,8 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
             case "user": return .message(.user(text))
             case "developer": return .message(.developer(text))
             case "system": return .message(.system(text))
-            default: return .message(.assistant(text))
+            default:
+                return .message(ChappieInputMessage(role: .assistant, text: text, citations: ChappieURLCitation.citations(inMessageItem: item)))
             }
         case "compaction", "compaction_summary":
             return .compaction(item)

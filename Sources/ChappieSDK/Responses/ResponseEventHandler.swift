@@ -36,7 +36,10 @@ struct ResponseEventHandler: Sendable {
         case .reasoningSummaryDelta(let delta):
             if let added = accumulator.reasoningDelta(delta), let fresh = try? reasoning.accept(added) { emit(.reasoningSummaryDelta(fresh)) }
         case .outputItemDone(let item):
+            if let call = ChappieWebSearchCall(outputItem: item) { emit(.webSearch(call)) }
             if let added = accumulator.itemDone(item), let fresh = try text.accept(added) { emit(.textDelta(fresh)) }
+        case .webSearchStarted(let call):
+            emit(.webSearch(call))
         case .completed(let id, let model, let usage):
             return accumulator.response(id: id, model: model, usage: usage)
         case .failed(let error) where backend == .publicAPI:

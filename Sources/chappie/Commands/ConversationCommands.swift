@@ -48,7 +48,7 @@ enum ConversationCommands {
                     printer.toolCall(name: request.call.name, callID: request.call.callID, arguments: request.call.rawArguments)
                 case .toolCallCompleted(let result):
                     printer.toolResult(name: result.call.name, callID: result.call.callID, status: result.status.rawValue, output: result.output)
-                case .reasoningSummaryDelta, .usageLimits, .approvalRequested:
+                case .reasoningSummaryDelta, .usageLimits, .approvalRequested, .webSearch:
                     break
                 }
             }

@@ -97,7 +97,7 @@ enum ThreadCommands {
                 case .turnCompleted(let turn):
                     printer.completed(responseID: turn.responseID, text: turn.outputText, usage: turn.usage,
                                       threadID: threadID?.uuidString.lowercased(), transport: turn.transport)
-                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
+                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed, .webSearch:
                     break
                 }
             }
