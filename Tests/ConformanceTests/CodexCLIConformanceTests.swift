@@ -228,11 +228,54 @@ struct CodexCLIConformanceTests {
         }
     }
 
-    private func runExec(_ codex: String, _ prompt: String, home: Home, environment: [String: String]) async throws
+    @Test(
+        "codex exec --image sends the picture as an input_image data URL, which the emulator accepts and counts",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func execImage() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        // A valid 1×1 PNG: Codex decodes (and may re-encode) the image before it sends it.
+        let png = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="))
+        let image = home.workspace.appendingPathComponent("pixel.png")
+        try png.write(to: image)
+        try await ChappieEmulator.with { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator)
+            let result = try await runExec(codex, "what is in the picture?", image: image.path, home: home, environment: home.environment(for: emulator))
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            // The scripted reply counts the input_image parts that passed the emulator's checks.
+            #expect(result.stdout.contains("(I saw 1 image)"), "stdout: \(result.stdout)")
+        }
+    }
+
+    @Test(
+        "codex exec with live web search on a model that supports it offers web_search and reads the scripted search and citation",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func execWebSearch() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator)
+            let result = try await Subprocess.run(
+                codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", "-m", "gpt-5.6-sol", "-c", #"web_search="live""#, "latest news"],
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 120
+            )
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            #expect(result.stdout.contains("(source: \(ChappieEmulator.webSearchPageTitle))"), "stdout: \(result.stdout)")
+        }
+    }
+
+    /// Runs `codex exec`; `image` goes last, as `--image` takes every value after it.
+    private func runExec(_ codex: String, _ prompt: String, image: String? = nil, home: Home, environment: [String: String]) async throws
         -> Subprocess.Result
     {
         let result = try await Subprocess.run(
-            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt],
+            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt] + (image.map { ["--image", $0] } ?? []),
             environment: environment, currentDirectory: home.workspace, timeout: 120
         )
         #expect(!result.timedOut)
