@@ -4,7 +4,7 @@ import ChappieSDKTesting
 import Foundation
 import Testing
 
-// The code of the DocC articles "Images" and "Web search" (Sources/ChappieSDK/ChappieSDK.docc),
+// The code of the DocC articles "Images" (ImageInput.md) and "Web search" (Sources/ChappieSDK/ChappieSDK.docc),
 // compiled and run here; CatalogSnippetTests checks that each of the articles' blocks appears here.
 
 func describePhoto(client: ChappieClient, photo: Data) async throws -> String {
