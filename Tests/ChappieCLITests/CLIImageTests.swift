@@ -1,5 +1,6 @@
 import ChappieEmulator
 import ChappieSDK
+import ChappieSDKRuntime
 import Foundation
 import Testing
 
@@ -59,5 +60,23 @@ struct CLIImageTests {
             let body = try CLIEmulator.body(of: await emulator.nextRequest(path: CLIEmulator.responsesPath))
             #expect(body["tools"]?.arrayValue?.contains(["type": "web_search"]) == true)
         }
+    }
+
+    @Test("threads show lists a message's images by type and size (the thread keeps no bytes), also as JSON", .timeLimit(.minutes(1)))
+    func threadsShow() async throws {
+        let environment = CLIProcess.isolatedEnvironment()
+        let id = UUID()
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 1, count: 4_992)
+        let message = ChappieInputMessage.user("look", attachments: [.image(data: png, mimeType: "image/png")])
+        let context = ChappieClientContext(sessionID: "s", threadID: id.uuidString.lowercased(), model: "gpt-5.5",
+                                           messages: [message, .assistant("a cat")], compactedSummary: nil, createdAt: Date(), updatedAt: Date())
+        _ = try await CLIThreadStore.store(for: environment).save(ChappieThread(id: id, title: "photo", context: context))
+
+        let shown = try await CLIProcess.run(["threads", "show", id.uuidString], environment: environment)
+        #expect(shown.status == 0, "stderr: \(shown.stderr)")
+        #expect(shown.stdout.contains("you: look\n[image: image/png, 5 KB]\nassistant: a cat\n"))
+        let json = try await CLIProcess.run(["threads", "show", id.uuidString, "--json"], environment: environment).jsonLines()
+        let attachment = try #require(json.first?["messages"]?.arrayValue?.first?["attachments"]?.arrayValue?.first)
+        #expect(attachment == ["mime_type": "image/png", "byte_count": 5000, "url": nil])
     }
 }

@@ -65,9 +65,9 @@ public struct ChappieAttachment: Sendable, Hashable, Codable {
         return copy
     }
 
-    /// A short description for people: "image/png, 12 KB" or the URL.
+    /// A short description for people: "image/png, 12 KB", or the URL without its query.
     public var summary: String {
-        if let url { return url.absoluteString }
+        if let url { return DisplayedURL.string(url) }
         let kilobytes = max(1, (byteCount + 999) / 1000)
         return "\(mimeType ?? "image"), \(kilobytes) KB"
     }
@@ -76,7 +76,7 @@ public struct ChappieAttachment: Sendable, Hashable, Codable {
     func validate() throws(ChappieInputError) {
         if let url {
             guard ["https", "http"].contains(url.scheme?.lowercased() ?? "") else {
-                throw .unsupportedImageURL(Redaction.clean(url.absoluteString, maximumBytes: 200))
+                throw .unsupportedImageURL(String(DisplayedURL.string(url).prefix(200)))
             }
             return
         }

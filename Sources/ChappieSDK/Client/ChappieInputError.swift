@@ -14,7 +14,7 @@ public enum ChappieInputError: Error, Sendable, Equatable, LocalizedError {
     case notAnImage(declared: String)
     /// The bytes are an image of another type than the one declared.
     case imageTypeMismatch(declared: String, detected: String)
-    /// An image URL that is neither `https:` nor `http:` (the URL, cut short).
+    /// An image URL that is neither `https:` nor `http:` (the URL without its query, cut short).
     case unsupportedImageURL(String)
     /// Web search was asked for in a message, but the model (its slug) does not support the search
     /// tool: its catalog entry's ``ChappieModel/supportsSearchTool`` is false.
