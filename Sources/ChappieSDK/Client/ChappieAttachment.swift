@@ -35,6 +35,13 @@ public struct ChappieAttachment: Sendable, Hashable, Codable {
     /// base64 encoding on the wire is a third larger).
     public static let maximumImageBytes = 20_000_000
 
+    /// The most inline image data one request carries, in bytes (50,000,000, 50 MB: the
+    /// per-request limit the OpenAI Responses API documents). A message whose own images exceed it
+    /// is refused (``ChappieInputError/tooManyImageBytes(byteCount:limit:)``); when the
+    /// conversation's earlier images and the new ones together exceed it, the oldest images are
+    /// sent as a short note instead of their bytes, so the conversation goes on.
+    public static let maximumImageBytesPerRequest = 50_000_000
+
     /// The MIME types the backend accepts for images.
     public static let supportedImageTypes: [String] = ["image/png", "image/jpeg", "image/gif", "image/webp"]
 

@@ -237,6 +237,10 @@ public actor ChappieClient {
         let wantsSearch = options.webSearch ?? configuration.webSearch
         guard !attachments.isEmpty || wantsSearch else { return false }
         for attachment in attachments { try attachment.validate() }
+        let imageBytes = attachments.reduce(0) { $0 + ($1.data?.count ?? 0) }
+        if imageBytes > ChappieAttachment.maximumImageBytesPerRequest {
+            throw ChappieInputError.tooManyImageBytes(byteCount: imageBytes, limit: ChappieAttachment.maximumImageBytesPerRequest)
+        }
         if modelCatalog == nil { _ = try? await models() }
         let entry = modelCatalog?.models.first { $0.slug == slug }
         if !attachments.isEmpty, let entry, !entry.inputModalities.contains("image") {

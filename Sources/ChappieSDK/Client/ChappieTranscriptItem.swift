@@ -48,7 +48,9 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// whose call is missing is dropped, and a call without an output gets a synthetic "no result"
     /// output right after it, so a saved or interrupted history never makes the server reject the
     /// request.
+    /// Inline images are kept to ``ChappieAttachment/maximumImageBytesPerRequest`` (``fittingImages(_:limit:)``).
     static func replayInput(_ items: [ChappieTranscriptItem]) -> [ChappieJSONValue] {
+        let items = fittingImages(items)
         var callIDs = Set<String>()
         var outputIDs = Set<String>()
         for item in items {
@@ -64,6 +66,30 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
             }
         }
         return input
+    }
+
+    /// `items` with the bytes of the oldest inline images left out (each then goes as a short
+    /// note, ``ChappieAttachment/contentPart``) once the newer images take `limit` bytes: the
+    /// newest images always go, so a long conversation with photos never outgrows a request.
+    static func fittingImages(_ items: [ChappieTranscriptItem], limit: Int = ChappieAttachment.maximumImageBytesPerRequest)
+        -> [ChappieTranscriptItem] {
+        var total = 0
+        var result = items
+        for index in items.indices.reversed() {
+            guard case .message(var message) = items[index], message.attachments.contains(where: { $0.data != nil }) else { continue }
+            var changed = false
+            for position in message.attachments.indices.reversed() {
+                guard let data = message.attachments[position].data else { continue }
+                if total + data.count > limit {
+                    message.attachments[position] = message.attachments[position].withoutData
+                    changed = true
+                } else {
+                    total += data.count
+                }
+            }
+            if changed { result[index] = .message(message) }
+        }
+        return result
     }
 
     /// The transcript items for a server output item; nil for kinds that are not replayed.

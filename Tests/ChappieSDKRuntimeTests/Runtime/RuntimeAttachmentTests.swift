@@ -40,7 +40,8 @@ struct RuntimeAttachmentTests {
                 // then: the model is told an image was there, and the request is valid
                 #expect(!after.contains("I saw"))
                 let request = try #require(await emulator.recordedRequests().last { $0.path.hasSuffix("/codex/responses") })
-                #expect(String(decoding: request.body, as: UTF8.self).contains("An image (image/png, 3000 KB) was attached here"))
+                let noted = String(decoding: request.body, as: UTF8.self).contains("An image (image/png, 3000 KB) was attached here")
+                #expect(noted, "the resumed request does not note the image")
             }
         }
     }

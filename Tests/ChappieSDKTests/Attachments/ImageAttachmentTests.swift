@@ -81,6 +81,29 @@ struct ImageAttachmentTests {
         }
     }
 
+    @Test("a message whose images are over 50 MB together is refused before sending, though each is under the per-image limit")
+    func tooManyBytesInOneMessage() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            let image = ChappieAttachment.image(data: pngBytes(17_000_000), mimeType: "image/png")
+            await #expect(throws: ChappieInputError.tooManyImageBytes(byteCount: 51_000_000, limit: ChappieAttachment.maximumImageBytesPerRequest)) {
+                try await client.send(.user("Three photos", attachments: [image, image, image]))
+            }
+            #expect(await responseRequests(emulator).isEmpty)
+        }
+    }
+
+    @Test("over the per-request limit, the oldest images of the conversation go as a note and the newest keep their bytes")
+    func oldestImagesGiveWay() throws {
+        let items: [ChappieTranscriptItem] = (1...3).map { turn in
+            .message(.user("photo \(turn)", attachments: [.image(data: pngBytes(40 * turn), mimeType: "image/png")]))
+        }
+        let fitted = ChappieTranscriptItem.fittingImages(items, limit: 200)
+        #expect(fitted.map { $0.message?.attachments.first?.data?.count } == [nil, 80, 120])
+        let note = try #require(ChappieTranscriptItem.replayInput([fitted[0]]).first?["content"]?.arrayValue?.last)
+        #expect(note == ["type": "input_text", "text": "[An image (image/png, 1 KB) was attached here; it is no longer available.]"])
+        #expect(ChappieTranscriptItem.fittingImages(items, limit: 1_000) == items)
+    }
+
     @Test("a model whose catalog entry lacks image input refuses images; text still goes")
     func modelWithoutImageInput() async throws {
         try await withSignedInClient { emulator, client, _ in

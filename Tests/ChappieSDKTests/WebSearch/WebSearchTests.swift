@@ -38,6 +38,21 @@ struct WebSearchTests {
         }
     }
 
+    @Test("over the WebSocket too: the steps stream and the reply carries its citation")
+    func overWebSocket() async throws {
+        try await withSignedInClient(configure: { $0.webSearch = true; $0.model = Self.searchModel; $0.streamingTransportPolicy = .default }) { _, client, _ in
+            var steps = 0
+            var completed: ChappieResponse?
+            for try await event in client.stream("weather in Lyon") {
+                if case .webSearch = event { steps += 1 }
+                if case .completed(let response) = event { completed = response }
+            }
+            #expect(steps == 4)
+            #expect(completed?.transport == .webSocket)
+            #expect(completed?.citations.map(\.url) == [ChappieEmulator.webSearchPageURL])
+        }
+    }
+
     @Test("off by default; a message turns it on, or off, for its turn")
     func perMessage() async throws {
         try await withSignedInClient(configure: { $0.model = Self.searchModel }) { emulator, client, _ in
