@@ -34,6 +34,10 @@ extension ChappieEmulator {
         /// The Sign in with ChatGPT issuer and public API (`/v1`): user name, the app's weekly cap,
         /// the shape of `response.completed`.
         public var signInWithChatGPT: SignInWithChatGPTOptions
+        /// The largest inline image (`input_image` with a `data:` URL) a `/responses` request may
+        /// carry, in decoded bytes; a larger one is refused with a 400 (default 20,000,000, the
+        /// per-image limit the Responses API documents). Set it lower to test the refusal.
+        public var maximumImageBytes = 20_000_000
 
         /// Creates a configuration.
         ///

@@ -165,6 +165,8 @@ enum ChappieCommand {
             default: .failure
             }
             return (error.errorDescription ?? "request failed", hint, status)
+        case let error as ChappieInputError:
+            return (error.errorDescription ?? "input refused", error.recoverySuggestion, .failure)
         case let error as SavedSignInUnusable:
             return (error.errorDescription ?? "not signed in", nil, .signInNeeded)
         case let error as ChappieAuthError:

@@ -124,7 +124,7 @@ struct CLITests {
     @Test("a usage error after a command shows that command's usage line")
     func usageErrorShowsCommandUsage() async throws {
         let result = try await CLIProcess.run(["ask", "--bogus"], environment: CLIProcess.isolatedEnvironment())
-        #expect(result.stderr == "chappie: unknown option --bogus\nUsage: chappie ask PROMPT [--model SLUG] [--fast] [--account NAME] "
+        #expect(result.stderr == "chappie: unknown option --bogus\nUsage: chappie ask PROMPT [--image PATH[,PATH…]] [--web-search] [--model SLUG] [--fast] [--account NAME] "
                 + "[--auth-url URL [--backend-url URL] | --emulator] [--transport auto|websocket|http] [--raw] [--json]\n")
         let plain = try await CLIProcess.run(["https://x", "--bogus"], environment: CLIProcess.isolatedEnvironment())
         #expect(plain.stderr.hasSuffix("Run `chappie help` for usage.\n"))

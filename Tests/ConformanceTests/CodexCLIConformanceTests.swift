@@ -228,11 +228,97 @@ struct CodexCLIConformanceTests {
         }
     }
 
-    private func runExec(_ codex: String, _ prompt: String, home: Home, environment: [String: String]) async throws
+    @Test(
+        "codex exec --image sends the picture as an input_image data URL, which the emulator accepts and counts",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func execImage() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        // A valid 1×1 PNG: Codex decodes (and may re-encode) the image before it sends it.
+        let png = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="))
+        let image = home.workspace.appendingPathComponent("pixel.png")
+        try png.write(to: image)
+        try await ChappieEmulator.with { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator)
+            let result = try await runExec(codex, "what is in the picture?", image: image.path, home: home, environment: home.environment(for: emulator))
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            // The scripted reply counts the input_image parts that passed the emulator's checks.
+            #expect(result.stdout.contains("(I saw 1 image)"), "stdout: \(result.stdout)")
+        }
+    }
+
+    @Test(
+        "codex exec with live web search on a model that supports it offers web_search and reads the scripted search and citation",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func execWebSearch() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator)
+            let result = try await Subprocess.run(
+                codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", "-m", "gpt-5.6-sol", "-c", #"web_search="live""#, "latest news"],
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 120
+            )
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            #expect(result.stdout.contains("(source: \(ChappieEmulator.webSearchPageTitle))"), "stdout: \(result.stdout)")
+        }
+    }
+
+    /// Runs `codex exec`; `image` goes last, as `--image` takes every value after it.
+    @Test(
+        "codex exec --output-schema sends a strict json_schema text.format, and the emulator's reply follows the schema",
+        .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
+    )
+    func outputSchema() async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with { emulator in
+            // given: signed in, and a schema file
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator)
+            let schema = #"""
+                {"type":"object","properties":{"city":{"type":"string"},"population":{"type":"integer"},
+                 "sizes":{"type":"array","items":{"type":"string","enum":["small","large"]}}},
+                 "required":["city","population","sizes"],"additionalProperties":false}
+                """#
+            let schemaFile = home.root.appendingPathComponent("schema.json")
+            try schema.write(to: schemaFile, atomically: true, encoding: .utf8)
+
+            // when
+            let result = try await Subprocess.run(
+                codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", "--output-schema", schemaFile.path, "name a city"],
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 120)
+
+            // then: the request asked for strict structured output with that schema
+            #expect(result.status == 0, "exec failed: \(result.stderr)")
+            let turn = try #require(await emulator.recordedRequests().last { $0.path == "/backend-api/codex/responses" && $0.method == "POST" })
+            let body = try #require(try JSONSerialization.jsonObject(with: turn.body) as? [String: Any])
+            let format = try #require((body["text"] as? [String: Any])?["format"] as? [String: Any])
+            #expect(format["type"] as? String == "json_schema")
+            #expect(format["strict"] as? Bool == true)
+            #expect((format["schema"] as? [String: Any])?["required"] as? [String] == ["city", "population", "sizes"])
+            // and the final message Codex printed is JSON of that shape
+            let line = try #require(result.stdout.split(separator: "\n").last { $0.hasPrefix("{") })
+            let value = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(value["city"] is String)
+            #expect(value["population"] is Int)
+            #expect((value["sizes"] as? [String])?.allSatisfy { ["small", "large"].contains($0) } == true)
+            #expect(Set(value.keys) == ["city", "population", "sizes"])
+        }
+    }
+
+    private func runExec(_ codex: String, _ prompt: String, image: String? = nil, home: Home, environment: [String: String]) async throws
         -> Subprocess.Result
     {
         let result = try await Subprocess.run(
-            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt],
+            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt] + (image.map { ["--image", $0] } ?? []),
             environment: environment, currentDirectory: home.workspace, timeout: 120
         )
         #expect(!result.timedOut)

@@ -3,7 +3,8 @@
 /// requires (`slug`, `display_name`, `supported_reasoning_levels`, `shell_type`, `visibility`,
 /// `supported_in_api`, `priority`, `base_instructions`, `supports_reasoning_summaries`,
 /// `support_verbosity`, `truncation_policy`, `supports_parallel_tool_calls`,
-/// `experimental_supported_tools`) and the optional ones the real server sends.
+/// `experimental_supported_tools`) and the optional ones the real server sends. `gpt-5.6-sol`
+/// supports the search tool; `codex-auto-review` takes text only.
 enum ModelsCatalog {
     /// One catalog row; the rest of the fields are derived in ``json``.
     struct Model: Sendable {
@@ -25,6 +26,10 @@ enum ModelsCatalog {
         var upgrade: String?
         var preferWebsockets = false
         var newerFields = false
+        /// `supports_search_tool`: whether the hosted web search tool may be offered.
+        var searchTool = false
+        /// Whether `input_modalities` lists `image` (else text only).
+        var imageInput = true
     }
 
     /// Every model, ordered by priority.
@@ -39,7 +44,7 @@ enum ModelsCatalog {
             slug: "gpt-5.6-sol", displayName: "GPT-5.6-Sol", description: "Newest frontier model with a larger context window.",
             priority: 1, visibility: "list", contextWindow: 372_000, maxContextWindow: 372_000, defaultEffort: "low",
             efforts: ["low", "medium", "high", "xhigh", "max", "ultra"], minimalClientVersion: "0.142.2",
-            plans: Wire.paidPlans, preferWebsockets: true, newerFields: true
+            plans: Wire.paidPlans, preferWebsockets: true, newerFields: true, searchTool: true
         ),
         Model(
             slug: "gpt-5.4", displayName: "gpt-5.4", description: "Strong model for long, complex tasks.",
@@ -68,7 +73,7 @@ enum ModelsCatalog {
         Model(
             slug: "codex-auto-review", displayName: "Codex Auto Review", description: "Internal review model.",
             priority: 29, visibility: "hide", contextWindow: 272_000, maxContextWindow: 1_000_000, defaultEffort: "medium",
-            efforts: ["low", "medium", "high", "xhigh"], minimalClientVersion: "0.98.0", plans: Wire.paidPlans
+            efforts: ["low", "medium", "high", "xhigh"], minimalClientVersion: "0.98.0", plans: Wire.paidPlans, imageInput: false
         ),
     ]
 
@@ -141,8 +146,8 @@ enum ModelsCatalog {
             ("auto_compact_token_limit", .null),
             ("effective_context_window_percent", 95),
             ("experimental_supported_tools", []),
-            ("input_modalities", ["text", "image"]),
-            ("supports_search_tool", false),
+            ("input_modalities", model.imageInput ? ["text", "image"] : ["text"]),
+            ("supports_search_tool", .bool(model.searchTool)),
             ("available_in_plans", .array(model.plans.map(JSONValue.string))),
             ("prefer_websockets", .bool(model.preferWebsockets)),
         ]

@@ -80,7 +80,7 @@ struct ResponseEventStream: Sendable {
 
     /// An assistant message streamed as several `output_text.delta` events. `stopAfterDeltas`
     /// leaves the item unfinished after that many deltas (for `response.incomplete`).
-    mutating func message(_ text: String, stopAfterDeltas: Int? = nil) {
+    mutating func message(_ text: String, stopAfterDeltas: Int? = nil, annotations: [JSONValue] = []) {
         let itemID = RandomIdentifier.prefixed("msg_")
         let outputIndex = output.count
         let phase = request.dialect == .publicAPI ? Wire.finalAnswer : nil
@@ -92,8 +92,8 @@ struct ResponseEventStream: Sendable {
             if let phase { members.append(("phase", .string(phase))) }
             return .object(members)
         }
-        func part(_ text: String) -> JSONValue {
-            ["type": "output_text", "annotations": [], "logprobs": [], "text": .string(text)]
+        func part(_ text: String, annotations: [JSONValue] = []) -> JSONValue {
+            ["type": "output_text", "annotations": .array(annotations), "logprobs": [], "text": .string(text)]
         }
         emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, item(status: Wire.inProgress, content: []))])
         let location: [(String, JSONValue)] = [
@@ -110,12 +110,35 @@ struct ResponseEventStream: Sendable {
             sent += piece
             emit("response.output_text.delta", location + [(Wire.delta, .string(piece)), ("logprobs", [])])
         }
+        for (index, annotation) in annotations.enumerated() {
+            emit("response.output_text.annotation.added", location + [("annotation_index", .int(index)), ("annotation", annotation)])
+        }
         emit("response.output_text.done", location + [(Wire.text, .string(text)), ("logprobs", [])])
-        emit("response.content_part.done", location + [("part", part(text))])
-        let done = item(status: Wire.completed, content: [part(text)])
+        emit("response.content_part.done", location + [("part", part(text, annotations: annotations))])
+        let done = item(status: Wire.completed, content: [part(text, annotations: annotations)])
         emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
         output.append(done)
         outputTokens += max(1, (text.count + 3) / 4)
+    }
+
+    /// A `web_search_call` item doing `action` (`{"type":"search","query":…}` or
+    /// `{"type":"open_page","url":…}`): `output_item.added` (in progress), the
+    /// `response.web_search_call.in_progress` / `.searching` / `.completed` events, then
+    /// `output_item.done` (completed), as the Responses API streams a hosted search.
+    mutating func webSearchCall(action: JSONValue) {
+        let itemID = RandomIdentifier.prefixed("ws_")
+        let outputIndex = output.count
+        func item(status: String) -> JSONValue {
+            [Wire.id: .string(itemID), Wire.type: "web_search_call", Wire.status: .string(status), "action": action]
+        }
+        emit(Wire.itemAdded, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, item(status: Wire.inProgress))])
+        let location: [(String, JSONValue)] = [(Wire.outputIndex, .int(outputIndex)), (Wire.itemID, .string(itemID))]
+        for phase in ["in_progress", "searching", "completed"] {
+            emit("response.web_search_call.\(phase)", location)
+        }
+        let done = item(status: Wire.completed)
+        emit(Wire.itemDone, [(Wire.outputIndex, .int(outputIndex)), (Wire.item, done)])
+        output.append(done)
     }
 
     /// A `function_call` item calling `name` with `arguments` (JSON text), arguments streamed in deltas.

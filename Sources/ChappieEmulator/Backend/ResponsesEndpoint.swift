@@ -20,7 +20,7 @@ struct ResponsesEndpoint {
             }
         }
         let parsed: ResponsesRequest
-        switch ResponsesRequestValidator.validate(JSONValue.parse(body)) {
+        switch ResponsesRequestValidator.validate(JSONValue.parse(body), maximumImageBytes: services.configuration.maximumImageBytes) {
         case .success(let request): parsed = request
         case .failure(let failure): return .detail(400, failure.detail)
         }

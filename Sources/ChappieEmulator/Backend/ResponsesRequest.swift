@@ -66,6 +66,15 @@ struct ResponsesRequest: Sendable {
         return format["schema"]
     }
 
+    /// Whether the hosted web search tool is offered (`{"type":"web_search"}`, or the older
+    /// `web_search_preview`).
+    var offersWebSearch: Bool {
+        tools.contains { ["web_search", "web_search_preview"].contains($0["type"]?.stringValue ?? "") }
+    }
+
+    /// The number of `input_image` parts in the input's messages.
+    var imageCount: Int { ImageInput.count(in: input) }
+
     /// Names of the offered `function` tools, wherever they were offered.
     var functionToolNames: [String] {
         tools.compactMap { $0["type"]?.stringValue == "function" ? $0["name"]?.stringValue : nil } + additionalFunctionNames

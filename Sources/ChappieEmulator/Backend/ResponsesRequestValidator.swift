@@ -1,6 +1,7 @@
 /// What the ChatGPT backend rejects on `POST /backend-api/codex/responses` (PROTOCOL §4.7), with
 /// its FastAPI `{"detail": …}` texts. Checks run in this order: JSON object, unsupported
-/// parameters, `store`, `stream`, `input` type, `instructions`, `model`, item ids, tools, and a
+/// parameters, `store`, `stream`, `input` type, `instructions`, `model`, item ids, tool outputs
+/// without their call, `input_image` parts (``ImageInput``), tools, and a
 /// structured-output schema that breaks strict mode's rules (``StructuredOutput``).
 ///
 /// `instructions`: §4.7 says a missing value is rejected, but the Codex CLI 0.163.0 with a custom
@@ -14,8 +15,9 @@
 /// content (messages with `msg_…` ids, as Codex 0.163.0 sends, function calls, reasoning with
 /// `encrypted_content`) are accepted.
 enum ResponsesRequestValidator {
-    /// The validated request, or the 400 to send.
-    static func validate(_ body: JSONValue?) -> Result<ResponsesRequest, ValidationFailure> {
+    /// The validated request, or the 400 to send. Inline images larger than `maximumImageBytes`
+    /// are refused (``ImageInput``).
+    static func validate(_ body: JSONValue?, maximumImageBytes: Int = 20_000_000) -> Result<ResponsesRequest, ValidationFailure> {
         guard let body, body.objectMembers != nil else { return .failure(.init(Wire.invalidJSON)) }
         for parameter in Wire.unsupportedParameters where body[parameter] != nil {
             return .failure(.init(Wire.unsupported(parameter)))
@@ -42,6 +44,7 @@ enum ResponsesRequestValidator {
             if isReference || isHollowReasoning { return .failure(.init(Wire.itemNotFound(id))) }
         }
         if let orphan = orphanOutputCallID(in: input) { return .failure(.init(Wire.noToolCall(orphan))) }
+        if let rejection = ImageInput.rejection(in: input, maximumBytes: maximumImageBytes) { return .failure(.init(rejection)) }
         if let tools = body[Wire.tools], tools.arrayValue == nil { return .failure(.init(Wire.toolsMustBeList)) }
         if let format = body[Wire.text]?[Wire.format], let rejection = StructuredOutput.rejection(of: format) {
             return .failure(.init(rejection))

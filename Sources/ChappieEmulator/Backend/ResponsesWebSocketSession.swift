@@ -104,7 +104,7 @@ final class ResponsesWebSocketSession {
             body.append((Wire.input, .array(previous.items + newItems)))
         }
         var request: ResponsesRequest
-        switch ResponsesRequestValidator.validate(.object(body)) {
+        switch ResponsesRequestValidator.validate(.object(body), maximumImageBytes: services.configuration.maximumImageBytes) {
         case .success(let parsed): request = parsed
         case .failure(let failure): return sendError(status: 400, code: Wire.invalidRequestCode, message: failure.detail)
         }

@@ -8,7 +8,12 @@ import Foundation
 ///   offered, it calls that tool; any JSON object after the name becomes the arguments (else `{}`).
 ///   Several `use tool` phrases (separated by " and ") make several calls in one response, in
 ///   parallel.
-/// * Otherwise it answers ``ChappieEmulator/defaultReply(for:)`` of the last user message.
+/// * Otherwise it answers ``ChappieEmulator/defaultReply(for:)`` of the last user message,
+///   followed by ` (I saw N images)` when the input's messages carry `input_image` parts (all of
+///   them, earlier turns' included).
+/// * When the request offers the `web_search` tool, a text answer is preceded by two
+///   `web_search_call` items (searching for the user's text, opening
+///   ``ChappieEmulator/webSearchPageURL``) and cites that page (``ScriptedResponse``).
 /// * With a structured-output schema (`text.format`), every text answer is instead a JSON value
 ///   that follows the schema (``StructuredOutput/sample(for:seed:depth:)``; strings echo the
 ///   user's text or the tool's output).
@@ -36,7 +41,9 @@ enum ScriptedModel {
         if calls.count == 1 { return .functionCall(name: calls[0].name, arguments: calls[0].arguments) }
         if calls.count > 1 { return .functionCalls(calls) }
         if let schema = request.outputSchema { return .text(StructuredOutput.sample(for: schema, seed: userText).serialized) }
-        return .text(ChappieEmulator.defaultReply(for: userText))
+        let images = request.imageCount
+        let seen = images == 0 ? "" : " (I saw \(images) image\(images == 1 ? "" : "s"))"
+        return .text(ChappieEmulator.defaultReply(for: userText) + seen)
     }
 
     /// The reply text for a user message, shortened to 200 characters plus "…" when longer.
@@ -73,4 +80,11 @@ extension ChappieEmulator {
     public static func defaultReply(for userText: String) -> String {
         ScriptedModel.defaultReply(for: userText)
     }
+}
+
+extension ChappieEmulator {
+    /// The page the scripted model "opens" and cites when a request offers web search.
+    public static let webSearchPageURL = "https://example.com/"
+    /// The title of ``webSearchPageURL`` in the scripted citation.
+    public static let webSearchPageTitle = "Example Domain"
 }

@@ -49,7 +49,11 @@ enum ScriptedResponse: Sendable {
         case .text(let text):
             stream.begin()
             if request.reasoning != nil { stream.reasoning(summary: Wire.reasoningSummary) }
-            stream.message(text)
+            if request.offersWebSearch {
+                searchTheWeb(for: request, text: text, into: &stream)
+            } else {
+                stream.message(text)
+            }
             stream.complete()
         case .slowText(let text, let interval):
             stream.begin()
@@ -121,6 +125,30 @@ enum ScriptedResponse: Sendable {
         }
         await services.usage.recordResponse()
         return .stream(stream, ending: .finish, interval: nil)
+    }
+
+    /// The scripted web search of a text reply: a search for the last user message's text (cut
+    /// to 200 characters), a visit to ``ChappieEmulator/webSearchPageURL``, then `text` followed by
+    /// ` (source: <title>)`, that suffix cited with a `url_citation` annotation whose indices
+    /// count Unicode scalars, as the API's do. A structured-output reply (`text.format`
+    /// `json_schema`, which the Codex CLI sends with its web search tool for `--output-schema`)
+    /// keeps its text as is, uncited, so it still follows the schema.
+    private static func searchTheWeb(for request: ResponsesRequest, text: String, into stream: inout ResponseEventStream) {
+        let query = String(request.lastUserText.prefix(200))
+        stream.webSearchCall(action: ["type": "search", "query": .string(query)])
+        stream.webSearchCall(action: ["type": "open_page", "url": .string(ChappieEmulator.webSearchPageURL)])
+        guard request.outputSchema == nil else {
+            stream.message(text, annotations: [])
+            return
+        }
+        let source = "source: " + ChappieEmulator.webSearchPageTitle
+        let cited = text + " (" + source + ")"
+        let start = text.unicodeScalars.count + 2
+        let annotation: JSONValue = [
+            "type": "url_citation", "start_index": .int(start), "end_index": .int(start + source.unicodeScalars.count),
+            "title": .string(ChappieEmulator.webSearchPageTitle), "url": .string(ChappieEmulator.webSearchPageURL),
+        ]
+        stream.message(cited, annotations: [annotation])
     }
 
     /// `body` split before each offset in `offsets` that lies strictly inside it.

@@ -26,7 +26,8 @@ struct PublicResponsesEndpoint {
         }
         var parsed: ResponsesRequest
         let codexHarness = request.header(Wire.originator) != nil
-        switch PublicResponsesValidator.validate(JSONValue.parse(request.body), codexHarness: codexHarness) {
+        switch PublicResponsesValidator.validate(JSONValue.parse(request.body), codexHarness: codexHarness,
+                                                 maximumImageBytes: services.configuration.maximumImageBytes) {
         case .success(let valid): parsed = valid
         case .failure(let refusal): return refusal.response
         }

@@ -9,7 +9,8 @@
 /// 6. an input message with a role other than `user`, `assistant` or `developer`
 ///    (`param` `input[i].role`), an `item_reference` (nothing is stored), a tool output without
 ///    its call;
-/// 7. tools: a flat `function` or `custom` tool in top-level `tools` (`param` `tools[i]`: they
+/// 7. an `input_image` part that is not a well-formed image (``ImageInput``): 400 `invalid_value`;
+/// 8. tools: a flat `function` or `custom` tool in top-level `tools` (`param` `tools[i]`: they
 ///    belong in a `namespace` tool or an `additional_tools` input item), and the hosted tools
 ///    (image generation, file search, code interpreter, computer use, MCP, `tool_search`,
 ///    `programmatic_tool_calling`); `web_search` is accepted (account policy) and does nothing.
@@ -17,7 +18,7 @@
 /// `reasoning`, `include`, `text`, `tool_choice`, `parallel_tool_calls`, `prompt_cache_key`,
 /// `instructions` and `client_metadata` are accepted (undocumented, seen accepted live).
 ///
-/// A Codex harness is the exception to rule 7: OpenAI documents Codex app-server running on SIWC
+/// A Codex harness is the exception to rule 8: OpenAI documents Codex app-server running on SIWC
 /// tokens as a custom provider, and the Codex CLI 0.163.0 in that setup sends flat `function` and
 /// `custom` tools and a `tool_search` tool in top-level `tools` (observed against this emulator,
 /// 2026-12-01), so the real service evidently serves it. A request with an `originator` header
@@ -32,7 +33,7 @@ enum PublicResponsesValidator {
 
     /// The validated request (its function tools flattened for the scripted model), or the
     /// refusal. `codexHarness` admits the flat tools a Codex harness sends.
-    static func validate(_ body: JSONValue?, codexHarness: Bool = false) -> Result<ResponsesRequest, Refusal> {
+    static func validate(_ body: JSONValue?, codexHarness: Bool = false, maximumImageBytes: Int = 20_000_000) -> Result<ResponsesRequest, Refusal> {
         guard let body, body.objectMembers != nil else {
             return .failure(Refusal(response: PublicAPIError.structured(400, code: Wire.invalidJSON, message: Wire.notAnObject)))
         }
@@ -82,6 +83,9 @@ enum PublicResponsesValidator {
             return .failure(Refusal(response: PublicAPIError.structured(
                 400, code: nil, param: Wire.input, message: "No tool call found for function call output with call_id \(orphan)."
             )))
+        }
+        if let rejection = ImageInput.rejection(in: input, maximumBytes: maximumImageBytes) {
+            return .failure(Refusal(response: PublicAPIError.structured(400, code: Wire.invalidValue, param: Wire.input, message: rejection)))
         }
         if let tools = body[Wire.tools], tools != .null {
             guard let list = tools.arrayValue else { return .failure(unsupported(Wire.tools)) }
@@ -159,6 +163,7 @@ enum PublicResponsesValidator {
         static let promptCacheKey = "prompt_cache_key"
         static let toolChoice = "tool_choice"
         static let invalidJSON = "invalid_json"
+        static let invalidValue = "invalid_value"
         static let missingParameter = "missing_required_parameter"
         static let modelNotFound = "model_not_found"
         static let unsupportedCapability = "subscription_sharing_unsupported_capability"

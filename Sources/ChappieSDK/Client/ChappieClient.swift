@@ -96,7 +96,9 @@ public actor ChappieClient {
         try await send(.user(text))
     }
 
-    /// Sends `message` and returns the reply text. Throws ``ChappieClientError`` or `CancellationError`.
+    /// Sends `message` and returns the reply text. Throws ``ChappieClientError``,
+    /// ``ChappieInputError`` (an attachment or web search the model or backend would refuse;
+    /// nothing was sent) or `CancellationError`.
     public func send(_ message: ChappieInputMessage) async throws -> String {
         try await runTurn(appending: [message], replacing: false, model: nil, options: message.options, emit: { _ in }).outputText
     }
@@ -185,6 +187,7 @@ public actor ChappieClient {
            !entry.supportedReasoningLevels.isEmpty, !entry.supportedReasoningLevels.contains(effort) {
             throw ChappieClientError.invalidRequest("\(slug) does not support reasoning effort \(effort)")
         }
+        let webSearch = try await checkInput(messages, options: options, model: slug)
         var rounds = 0
         var repaired = false
         while true {
@@ -192,7 +195,7 @@ public actor ChappieClient {
                                             input: requestPrefix + ChappieTranscriptItem.replayInput(transcript), tools: declaredTools,
                                             reasoningEffort: options.effectiveEffort, promptCacheKey: state.threadID,
                                             textFormat: textFormat, reasoningSummary: options.reasoningSummary?.rawValue,
-                                            verbosity: options.verbosity?.rawValue, strictToolNames: strictToolNames)
+                                            verbosity: options.verbosity?.rawValue, strictToolNames: strictToolNames, webSearch: webSearch)
             let (json, sessionID, runner) = (body.json, state.threadID, runner)
             let response: ChappieResponse
             let head: HTTPResponseHead
@@ -235,6 +238,33 @@ public actor ChappieClient {
             let results = try await executor.execute(calls, emit: emit, deliver: deliver)
             transcript += results.map { .functionCallOutput(callID: $0.call.callID, output: $0.output) }
         }
+    }
+
+    /// Checks a turn's new `messages` before anything is sent, and returns whether the turn uses
+    /// web search. Attachments must be images the backend takes (``ChappieAttachment``) for a
+    /// model whose catalog entry lists `image` input; web search asked for in `options` needs a
+    /// model that supports the search tool, and the client's ``ChappieConfiguration/webSearch``
+    /// is used only where the model does. The catalog is fetched when not cached; a catalog that
+    /// cannot be fetched, or that does not list the model, leaves the decision to the server.
+    /// Throws ``ChappieInputError``.
+    private func checkInput(_ messages: [ChappieInputMessage], options: ChappieMessageOptions, model slug: String) async throws -> Bool {
+        let attachments = messages.flatMap(\.attachments)
+        let wantsSearch = options.webSearch ?? configuration.webSearch
+        guard !attachments.isEmpty || wantsSearch else { return false }
+        for attachment in attachments { try attachment.validate() }
+        let imageBytes = attachments.reduce(0) { $0 + ($1.data?.count ?? 0) }
+        if imageBytes > ChappieAttachment.maximumImageBytesPerRequest {
+            throw ChappieInputError.tooManyImageBytes(byteCount: imageBytes, limit: ChappieAttachment.maximumImageBytesPerRequest)
+        }
+        if modelCatalog == nil { _ = try? await models() }
+        let entry = modelCatalog?.models.first { $0.slug == slug }
+        if !attachments.isEmpty, let entry, !entry.inputModalities.contains("image") {
+            throw ChappieInputError.imageInputUnsupported(model: slug)
+        }
+        guard wantsSearch else { return false }
+        guard let entry, !entry.supportsSearchTool else { return true }
+        if options.webSearch == true { throw ChappieInputError.webSearchUnsupported(model: slug) }
+        return false
     }
 
     /// Makes `transcript` the conversation's.

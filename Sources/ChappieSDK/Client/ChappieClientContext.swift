@@ -38,6 +38,14 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
         return (characters + 3) / 4
     }
 
+    /// This context with every attachment's bytes left out (``ChappieAttachment/withoutData``):
+    /// what a thread store keeps. Resumed, it sends a short note where each image was.
+    public var withoutAttachmentData: ChappieClientContext {
+        var copy = self
+        copy.transcript = transcript.map(\.withoutAttachmentData)
+        return copy
+    }
+
     /// Creates a context.
     public init(sessionID: String, threadID: String, model: String, transcript: [ChappieTranscriptItem],
                 compactedSummary: String?, createdAt: Date, updatedAt: Date) {

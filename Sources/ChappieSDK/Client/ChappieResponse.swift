@@ -38,6 +38,19 @@ public struct ChappieResponse: Sendable, Hashable, Codable {
     /// How the response was streamed; nil when not known (a response made by hand).
     public var transport: ChappieStreamingTransport?
 
+    /// The sources the reply cites (the `url_citation` annotations of its text, from web search),
+    /// in order. Their indices count in the text of the message they belong to, which is
+    /// ``outputText`` for a reply of one message.
+    public var citations: [ChappieURLCitation] {
+        items.flatMap(ChappieURLCitation.citations(inMessageItem:))
+    }
+
+    /// The web search steps the model took for this reply, in order (finished ones, as the
+    /// server reported them at the end).
+    public var webSearchCalls: [ChappieWebSearchCall] {
+        items.compactMap(ChappieWebSearchCall.init(outputItem:))
+    }
+
     /// Creates a response value.
     public init(id: String, model: String?, outputText: String, reasoningSummary: String = "", usage: ChappieTokenUsage?, items: [ChappieJSONValue],
                 transport: ChappieStreamingTransport? = nil) {
@@ -67,6 +80,9 @@ public enum ChappieStreamEvent: Sendable, Hashable {
     case textDelta(String)
     /// More reasoning-summary text.
     case reasoningSummaryDelta(String)
+    /// A web search step started or finished (``ChappieWebSearchCall/isFinished``): searching
+    /// for a query, opening a page. Only when web search is on.
+    case webSearch(ChappieWebSearchCall)
     /// A usage snapshot from response headers or a mid-stream event.
     case usageLimits(ChappieUsageLimitSnapshot)
     /// The model called a host tool; the SDK is about to apply its policy.

@@ -17,6 +17,15 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// The message, when this is one.
     public var message: ChappieInputMessage? { if case .message(let message) = self { message } else { nil } }
 
+    /// This item with its message's attachment bytes left out
+    /// (``ChappieInputMessage/withoutAttachmentData``): what a thread store keeps.
+    public var withoutAttachmentData: ChappieTranscriptItem {
+        if case .message(let message) = self, message.attachments.contains(where: { $0.data != nil }) {
+            return .message(message.withoutAttachmentData)
+        }
+        return self
+    }
+
     /// The input item JSON for a request. Never carries an `id` (the backend rejects ids of
     /// items that were not stored, PROTOCOL §4.7).
     var inputItem: ChappieJSONValue {
@@ -39,7 +48,9 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
     /// whose call is missing is dropped, and a call without an output gets a synthetic "no result"
     /// output right after it, so a saved or interrupted history never makes the server reject the
     /// request.
+    /// Inline images are kept to ``ChappieAttachment/maximumImageBytesPerRequest`` (``fittingImages(_:limit:)``).
     static func replayInput(_ items: [ChappieTranscriptItem]) -> [ChappieJSONValue] {
+        let items = fittingImages(items)
         var callIDs = Set<String>()
         var outputIDs = Set<String>()
         for item in items {
@@ -57,6 +68,30 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
         return input
     }
 
+    /// `items` with the bytes of the oldest inline images left out (each then goes as a short
+    /// note, ``ChappieAttachment/contentPart``) once the newer images take `limit` bytes: the
+    /// newest images always go, so a long conversation with photos never outgrows a request.
+    static func fittingImages(_ items: [ChappieTranscriptItem], limit: Int = ChappieAttachment.maximumImageBytesPerRequest)
+        -> [ChappieTranscriptItem] {
+        var total = 0
+        var result = items
+        for index in items.indices.reversed() {
+            guard case .message(var message) = items[index], message.attachments.contains(where: { $0.data != nil }) else { continue }
+            var changed = false
+            for position in message.attachments.indices.reversed() {
+                guard let data = message.attachments[position].data else { continue }
+                if total + data.count > limit {
+                    message.attachments[position] = message.attachments[position].withoutData
+                    changed = true
+                } else {
+                    total += data.count
+                }
+            }
+            if changed { result[index] = .message(message) }
+        }
+        return result
+    }
+
     /// The transcript items for a server output item; nil for kinds that are not replayed.
     static func fromOutputItem(_ item: ChappieJSONValue) -> ChappieTranscriptItem? {
         switch item[Wire.type]?.stringValue {
@@ -66,7 +101,8 @@ public enum ChappieTranscriptItem: Sendable, Hashable, Codable {
             case "user": return .message(.user(text))
             case "developer": return .message(.developer(text))
             case "system": return .message(.system(text))
-            default: return .message(.assistant(text))
+            default:
+                return .message(ChappieInputMessage(role: .assistant, text: text, citations: ChappieURLCitation.citations(inMessageItem: item)))
             }
         case "compaction", "compaction_summary":
             return .compaction(item)

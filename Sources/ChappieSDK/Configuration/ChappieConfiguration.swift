@@ -43,6 +43,12 @@ public struct ChappieConfiguration: Sendable {
     /// ``ChappieClientError/toolApprovalDenied(_:_:)``; when false (the default) the model is told
     /// the call was denied and may answer without it.
     public var stopsOnToolDenial: Bool
+    /// Lets the model search the web (the backend's `web_search` tool) on every turn whose model
+    /// supports it (``ChappieModel/supportsSearchTool``); a model that does not is sent the turn
+    /// without it. Off by default; ``ChappieMessageOptions/webSearch`` overrides it per message.
+    /// Search steps stream as ``ChappieStreamEvent/webSearch(_:)`` and the sources the reply cites
+    /// are in ``ChappieResponse/citations``.
+    public var webSearch = false
     /// Where the SDK's structured log events go; nil (the default) logs nothing.
     public var logSink: (any ChappieLogSink)?
 

@@ -8,7 +8,9 @@
 /// - No `system` role: system guidance is sent as developer messages (the harness instructions go
 ///   in `instructions`).
 /// - Function tools are grouped in one `namespace` tool (``namespace``); `function_call` items
-///   replayed as input name that namespace. Without tools, no tool fields are sent.
+///   replayed as input name that namespace; the hosted `web_search` tool is kept as it is. Without
+///   tools, no tool fields are sent.
+/// - User messages keep their `input_image` parts (inline `data:` URLs or image URLs).
 /// - Compaction items of the ChatGPT/Codex backend are not sent (this route has no remote
 ///   compaction; their content is opaque to it).
 /// - Optional fields the server refused before (`error.param` of an unsupported capability) are
@@ -36,14 +38,22 @@ enum PublicAPIRequestBody {
         for (key, value) in source where allowedFields.contains(key) && !(optionalFields.contains(key) && omitting.contains(key)) {
             result[key] = value
         }
-        let functions = (source[Wire.tools]?.arrayValue ?? []).filter { $0[Wire.type]?.stringValue == Wire.function }
-        if functions.isEmpty {
+        let sourceTools = source[Wire.tools]?.arrayValue ?? []
+        let functions = sourceTools.filter { $0[Wire.type]?.stringValue == Wire.function }
+        // The hosted web search tool goes as it is (the route offers it where the model and the
+        // account's policy allow, SIWC.md §4.2).
+        let hosted = sourceTools.filter { $0[Wire.type]?.stringValue == Wire.webSearch }
+        var tools: [ChappieJSONValue] = hosted
+        if !functions.isEmpty {
+            tools.insert([Wire.type: .string(Wire.namespaceType), Wire.name: .string(namespace),
+                          Wire.description: .string(Wire.namespaceDescription), Wire.tools: .array(functions)], at: 0)
+        }
+        if tools.isEmpty {
             result[Wire.tools] = nil
             result[Wire.toolChoice] = nil
             result[Wire.parallelToolCalls] = nil
         } else {
-            result[Wire.tools] = [[Wire.type: .string(Wire.namespaceType), Wire.name: .string(namespace),
-                                   Wire.description: .string(Wire.namespaceDescription), Wire.tools: .array(functions)]]
+            result[Wire.tools] = .array(tools)
         }
         if result[Wire.reasoning] == nil, let include = result[Wire.include]?.arrayValue,
            include.contains(where: { $0.stringValue?.hasPrefix(Wire.reasoningPrefix) == true }) {
@@ -93,6 +103,7 @@ enum PublicAPIRequestBody {
         static let name = "name"
         static let description = "description"
         static let function = "function"
+        static let webSearch = "web_search"
         static let namespaceType = "namespace"
         static let namespaceField = "namespace"
         static let namespaceDescription = "Tools of the app the user is using."

@@ -50,9 +50,12 @@ struct ResponseEventHandler: Sendable {
                 Self.emit(reasoningEchoes.feed(fresh), as: ChappieStreamEvent.reasoningSummaryDelta, emit)
             }
         case .outputItemDone(let item):
+            if let call = ChappieWebSearchCall(outputItem: item) { emit(.webSearch(call)) }
             if let added = accumulator.itemDone(item), let fresh = try text.accept(added) {
                 Self.emit(textEchoes.feed(fresh), as: ChappieStreamEvent.textDelta, emit)
             }
+        case .webSearchStarted(let call):
+            emit(.webSearch(call))
         case .completed(let id, let model, let usage):
             // What was held back as a possible start of the token was not one: show it.
             Self.emit(reasoningEchoes.finish(), as: ChappieStreamEvent.reasoningSummaryDelta, emit)

@@ -12,6 +12,9 @@ enum ResponsesEvent: Sendable, Equatable {
     case reasoningSummaryDelta(String)
     /// `response.output_item.done`: the authoritative item.
     case outputItemDone(ChappieJSONValue)
+    /// `response.output_item.added` of a `web_search_call` item (a search step starts); other
+    /// added items are ignored.
+    case webSearchStarted(ChappieWebSearchCall)
     /// `response.completed`: the final response object.
     case completed(id: String, model: String?, usage: ChappieTokenUsage?)
     /// `response.failed`: the error object.
@@ -56,6 +59,9 @@ enum ResponsesEvent: Sendable, Equatable {
         case "response.output_item.done":
             guard let item = object[Wire.item] else { return .ignored(type: type) }
             return .outputItemDone(item)
+        case "response.output_item.added":
+            guard let call = object[Wire.item].flatMap(ChappieWebSearchCall.init(outputItem:)) else { return .ignored(type: type) }
+            return .webSearchStarted(call)
         case "response.completed", "response.done":
             guard let id = response?[Wire.id]?.stringValue else { return .ignored(type: type) }
             return .completed(id: id, model: response?[Wire.model]?.stringValue, usage: response?[Wire.usage].flatMap(usage))

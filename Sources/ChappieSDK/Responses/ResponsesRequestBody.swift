@@ -19,6 +19,8 @@ struct ResponsesRequestBody: Sendable {
     var verbosity: String? = nil
     /// Tools whose spec says `"strict": true` (typed tools, whose schemas meet strict mode's rules).
     var strictToolNames: Set<String> = []
+    /// Adds the hosted `{"type":"web_search"}` tool (PROTOCOL §4.5, as the Codex CLI sends it).
+    var webSearch = false
 
     /// The JSON object.
     var json: ChappieJSONValue {
@@ -26,7 +28,8 @@ struct ResponsesRequestBody: Sendable {
             Wire.model: .string(model),
             Wire.instructions: .string(instructions),
             Wire.input: .array(input),
-            Wire.tools: .array(tools.map { Self.toolSpec($0, strict: strictToolNames.contains($0.name)) }),
+            Wire.tools: .array(tools.map { Self.toolSpec($0, strict: strictToolNames.contains($0.name)) }
+                + (webSearch ? [[Wire.type: .string(Wire.webSearch)]] : [])),
             Wire.toolChoice: "auto",
             Wire.parallelToolCalls: .bool(!tools.isEmpty),
             Wire.store: false,
@@ -53,6 +56,9 @@ struct ResponsesRequestBody: Sendable {
     }
 
     /// A `message` input item for `message` (system → developer; assistant text as `output_text`).
+    /// A user message's attachments follow its text as `input_image` parts
+    /// (`{"type":"input_image","image_url":"data:<mime>;base64,<data>"}` or the image's URL, as
+    /// the Codex CLI sends `--image`, PROTOCOL §4.4).
     static func item(for message: ChappieInputMessage) -> ChappieJSONValue {
         let role: String = switch message.role {
         case .system, .developer: "developer"
@@ -60,8 +66,9 @@ struct ResponsesRequestBody: Sendable {
         case .assistant: "assistant"
         }
         let partType = message.role == .assistant ? Wire.outputText : Wire.inputText
-        return [Wire.type: "message", Wire.role: .string(role),
-                Wire.content: [[Wire.type: .string(partType), Wire.text: .string(message.text)]]]
+        var content: [ChappieJSONValue] = [[Wire.type: .string(partType), Wire.text: .string(message.text)]]
+        if message.role == .user { content += message.attachments.map(\.contentPart) }
+        return [Wire.type: "message", Wire.role: .string(role), Wire.content: .array(content)]
     }
 
     /// A `function` tool spec (PROTOCOL §4.5), `strict` as given (the Codex CLI sends false).
@@ -101,6 +108,7 @@ struct ResponsesRequestBody: Sendable {
         static let description = "description"
         static let strict = "strict"
         static let parameters = "parameters"
+        static let webSearch = "web_search"
     }
 }
 

@@ -16,6 +16,8 @@ public enum ChappieRuntimeTurnEvent: Sendable, Hashable {
     case textDelta(String)
     /// More reasoning-summary text.
     case reasoningSummaryDelta(String)
+    /// A web search step started or finished (``/ChappieSDK/ChappieStreamEvent/webSearch(_:)``).
+    case webSearch(ChappieWebSearchCall)
     /// The model asked for a host tool call.
     case toolCallRequested(ChappieRuntimeToolCall)
     /// A host tool call finished (completed, failed, denied or cancelled).

@@ -20,6 +20,8 @@ struct TurnRecorder {
             return [.textDelta(text)]
         case .reasoningSummaryDelta(let text):
             return [.reasoningSummaryDelta(text)]
+        case .webSearch(let call):
+            return [.webSearch(call)]
         case .usageLimits(let snapshot):
             return [.usageLimits(snapshot)]
         case .completed(let response):

@@ -31,6 +31,10 @@ import Foundation
 ///   file with a newer format version is left alone and reported; foreign files are reported and
 ///   never touched.
 /// - The ``redactor`` runs over every string of a record or snapshot before it is written.
+/// - Attachments are stored without their bytes (``ChappieThread/withoutAttachmentData``): a
+///   thread shows each image's type and size, or its URL, and a message with a 20 MB photo costs
+///   the thread file a few dozen bytes. The client that sent it keeps the bytes in memory for
+///   later turns; a thread resumed from this store sends a short note in their place.
 /// - A save that would take the thread files over the policy's byte cap fails with
 ///   ``ChappieThreadStoreError/byteCapExceeded(bytesNeeded:bytesUsed:byteCap:)`` and writes
 ///   nothing; a failed write (a full disk) leaves the files as they were.
@@ -131,7 +135,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     /// changed.
     @discardableResult
     public func save(_ thread: ChappieThread) async throws -> ChappieThread {
-        let redacted = try ThreadCoding.redacted(thread, with: redactor)
+        let redacted = try ThreadCoding.redacted(thread.withoutAttachmentData, with: redactor)
         return try await locked { index in
             let stored = index.entries[redacted.id]?.revision ?? 0
             var next = redacted
@@ -152,6 +156,7 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
             var loaded = try loadThread(id, index: &index)
             var thread = loaded.thread
             try body(&thread)
+            thread = thread.withoutAttachmentData
             thread.id = id
             let revision = loaded.thread.revision + 1
             if loaded.thread.formatVersion == ChappieThread.currentFormatVersion,
@@ -176,6 +181,9 @@ public actor ChappieFileThreadStore: ChappieThreadStore {
     public func appendTurn(_ turn: ChappieThreadTurn, transcriptItems: [ChappieTranscriptItem], model: String, contextUpdatedAt: Date,
                            to id: UUID, expectedTurnCount: Int) async throws -> ChappieThread {
         let redactor = redactor
+        var turn = turn
+        turn.input = turn.input.map(\.withoutAttachmentData)
+        let transcriptItems = transcriptItems.map(\.withoutAttachmentData)
         return try await locked { index in
             var loaded = try loadThread(id, index: &index)
             guard loaded.thread.turns.count == expectedTurnCount else { throw ChappieThreadStoreError.threadChangedElsewhere(id) }

@@ -79,6 +79,20 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
         updatedAt = turn.endedAt
     }
 
+    /// This thread with every attachment's bytes left out, in its transcript and its turns'
+    /// input (``/ChappieSDK/ChappieAttachment/withoutData``): what ``ChappieFileThreadStore``
+    /// writes, so images never grow thread files.
+    public var withoutAttachmentData: ChappieThread {
+        var copy = self
+        copy.context = context.withoutAttachmentData
+        copy.turns = turns.map { turn in
+            var turn = turn
+            turn.input = turn.input.map(\.withoutAttachmentData)
+            return turn
+        }
+        return copy
+    }
+
     /// The transcript's messages, oldest first (``/ChappieSDK/ChappieClientContext/messages``).
     public var messages: [ChappieInputMessage] { context.messages }
 

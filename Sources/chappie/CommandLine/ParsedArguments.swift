@@ -31,11 +31,11 @@ enum ArgumentParser {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
         "model", "account", "auth-url", "backend-url", "transport", "port", "poll-interval", "approve-after", "sample", "replay-sse", "chunk-offsets",
-        "app-name", "thread",
+        "app-name", "thread", "image",
     ]
     /// Options that take no value.
     static let flagOptions: Set<String> = [
-        "emulator", "fast", "json", "help", "version", "all", "raw", "siwc", "no-browser", "enable-plan-usage", "new-registration", "tls",
+        "emulator", "fast", "json", "help", "version", "all", "raw", "siwc", "no-browser", "enable-plan-usage", "new-registration", "tls", "web-search",
     ]
     /// Known commands.
     static let commands: Set<String> = ["demo", "login", "logout", "status", "ask", "chat", "models", "usage", "emulator", "help", "threads"]
@@ -99,6 +99,9 @@ enum ArgumentParser {
         if parsed.options["thread"] != nil, parsed.command != "chat" {
             throw UsageError(message: "--thread applies only to `chappie chat` (`threads resume ID PROMPT` continues a thread once)",
                              command: parsed.command)
+        }
+        for name in ["image", "web-search"] where (parsed.options[name] != nil || parsed.flag(name)) && parsed.command != "ask" {
+            throw UsageError(message: "--\(name) applies only to `chappie ask`", command: parsed.command)
         }
         if parsed.options["port"] != nil, parsed.command != "emulator" {
             throw UsageError(message: "--port applies only to `chappie emulator`", command: parsed.command)

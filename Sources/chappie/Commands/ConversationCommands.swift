@@ -11,10 +11,30 @@ enum ConversationCommands {
         let prompt = try prompt(from: arguments.positionals,
                                 usage: "ask needs a prompt: chappie ask \"…\" or echo … | chappie ask")
         let json = arguments.flag("json")
+        let attachments = try arguments.option("image").map(images) ?? []
         try await AccountCommands.ensureSignedIn(environment, json: json)
         let client = Chappie.client(configuration: environment.configuration)
         if let model = arguments.option("model") { await CatalogCommands.warnIfUnknownModel(model, client: client, json: json) }
-        try await streamReply(client, .user(prompt, fastMode: arguments.flag("fast")), json: json, raw: arguments.flag("raw"))
+        var options = ChappieMessageOptions(fastMode: arguments.flag("fast"))
+        if arguments.flag("web-search") { options.webSearch = true }
+        try await streamReply(client, .user(prompt, attachments: attachments, options: options), json: json, raw: arguments.flag("raw"))
+    }
+
+    /// The images named by `--image` (comma-separated paths, as `codex exec --image` takes them),
+    /// typed by their file extension. Throws ``UsageError`` for a file that cannot be read or an
+    /// extension that is not an image type the backend takes.
+    static func images(_ paths: String) throws -> [ChappieAttachment] {
+        try paths.split(separator: ",").map { path in
+            let url = URL(fileURLWithPath: String(path).trimmingCharacters(in: .whitespaces))
+            let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"]
+            guard let type = types[url.pathExtension.lowercased()] else {
+                throw UsageError(message: "--image \(url.lastPathComponent): not a .png, .jpg, .gif or .webp file", command: "ask")
+            }
+            guard let data = try? Data(contentsOf: url) else {
+                throw UsageError(message: "--image \(url.lastPathComponent): cannot be read", command: "ask")
+            }
+            return .image(data: data, mimeType: type)
+        }
     }
 
     /// The prompt: `words` joined, or else standard input when it is not a terminal, trimmed.
@@ -50,7 +70,7 @@ enum ConversationCommands {
                     printer.toolResult(name: result.call.name, callID: result.call.callID, status: result.status.rawValue, output: result.output)
                 case .contextRepaired(let repair):
                     printer.contextRepaired(repair)
-                case .reasoningSummaryDelta, .usageLimits, .approvalRequested:
+                case .reasoningSummaryDelta, .usageLimits, .approvalRequested, .webSearch:
                     break
                 }
             }

@@ -57,7 +57,7 @@ enum HelpCommand {
             + "for the browser to come back to 127.0.0.1. --enable-plan-usage asks for ChatGPT plan usage again."
         case "logout": "Usage: chappie logout [--account NAME] [--json]\nRevokes and deletes the stored credential of this account slot."
         case "status": "Usage: chappie status [--account NAME] [--json]\nShows who is signed in, checked with the server; exits 3 when sign-in is needed."
-        case "ask": "Usage: chappie ask PROMPT [--model SLUG] [--fast] [--account NAME] \(connection) [--raw] [--json]\n       echo PROMPT | chappie ask\n\(connectionHelp)"
+        case "ask": "Usage: chappie ask PROMPT [--image PATH[,PATH…]] [--web-search] [--model SLUG] [--fast] [--account NAME] \(connection) [--raw] [--json]\n       echo PROMPT | chappie ask\n\(connectionHelp)\n--image attaches PNG, JPEG, GIF or WebP files (comma-separated); --web-search lets the model search the web."
         case "chat": "Usage: chappie chat [--thread ID] [--model SLUG] [--fast] [--sample inventory] [--account NAME] \(connection) [--raw] [--json]\n\(connectionHelp)\n--thread ID continues a saved thread (its ID or first 4+ characters).\nReads one prompt per line, with line editing and history on a terminal; /model SLUG, /clear, /compact [SUMMARY], /context, /quit.\nCtrl-C stops the reply in progress (or clears the line); Ctrl-D leaves.\nA network or server error ends only that turn; one that needs sign-in (exit 3) or a reached usage limit (exit 4) ends the chat."
         case "models": "Usage: chappie models [--account NAME] \(connection) [--json]\n\(connectionHelp)"
         case "usage": "Usage: chappie usage [--account NAME] \(connection) [--json]\n\(connectionHelp)"

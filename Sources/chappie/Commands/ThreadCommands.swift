@@ -99,7 +99,7 @@ enum ThreadCommands {
                                       threadID: threadID?.uuidString.lowercased(), transport: turn.transport)
                 case .contextRepaired(let repair):
                     printer.contextRepaired(repair)
-                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
+                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed, .webSearch:
                     break
                 }
             }
@@ -166,6 +166,15 @@ enum ThreadCommands {
         }
         for message in thread.context.messages {
             Terminal.line(Terminal.bold(label(message.role) + ":") + " " + text(message.text))
+            showAttachments(of: message)
+        }
+    }
+
+    /// One dim line per attachment of `message` ("[image: image/png, 12 KB]"): threads keep what
+    /// an image is, not its bytes.
+    private static func showAttachments(of message: ChappieInputMessage) {
+        for attachment in message.attachments {
+            Terminal.line(Terminal.dim("[image: " + Terminal.sanitizedLine(attachment.summary) + "]"))
         }
     }
 
@@ -186,6 +195,7 @@ enum ThreadCommands {
             showCompactions(before: turn.startedAt)
             for message in turn.input {
                 Terminal.line(Terminal.bold(label(message.role) + ":") + " " + text(message.text))
+                showAttachments(of: message)
             }
             for call in turn.toolCalls {
                 Terminal.line(Terminal.dim("[tool] " + Terminal.sanitizedLine("\(call.name)(\(call.arguments)) \(call.status.rawValue)"
@@ -267,7 +277,16 @@ enum ThreadCommands {
     private static func threadJSON(_ thread: ChappieThread, bytes: Int) -> ChappieJSONValue {
         guard case .object(var object) = summaryJSON(ChappieThreadSummary(thread, byteCount: bytes)) else { return .null }
         func messages(_ list: [ChappieInputMessage]) -> ChappieJSONValue {
-            .array(list.map { ["role": .string($0.role.rawValue), "text": .string($0.text)] })
+            .array(list.map { message in
+                var object: [String: ChappieJSONValue] = ["role": .string(message.role.rawValue), "text": .string(message.text)]
+                if !message.attachments.isEmpty {
+                    object["attachments"] = .array(message.attachments.map { attachment in
+                        ["mime_type": attachment.mimeType.map(ChappieJSONValue.string) ?? .null, "byte_count": .integer(attachment.byteCount),
+                         "url": attachment.url.map { .string($0.absoluteString) } ?? .null]
+                    })
+                }
+                return .object(object)
+            })
         }
         object["compacted_summary"] = thread.context.compactedSummary.map(ChappieJSONValue.string) ?? .null
         object["messages"] = messages(thread.context.messages)

@@ -123,3 +123,26 @@ struct PublicAPIEmulatorTests {
         }
     }
 }
+
+@Suite("Public API: images and web search against the emulator")
+struct PublicAPIImageAndSearchTests {
+    @Test("an inline image and the web_search tool pass the route's allowlist; the emulator saw the image and cited its page")
+    func imageAndSearch() async throws {
+        try await withPublicAPIClient { emulator, client in
+            await client.selectModel("gpt-5.6-sol")
+            var options = ChappieMessageOptions()
+            options.webSearch = true
+            let image = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4])
+            let response = try await client.response(ChappieResponseRequest(
+                messages: [.user("What is this?", attachments: [.image(data: image, mimeType: "image/png")], options: options)],
+                options: options))
+            #expect(response.outputText.contains("(I saw 1 image)"))
+            #expect(response.citations.first?.url == ChappieEmulator.webSearchPageURL)
+            let request = try #require(await publicRequests(emulator).last { $0.path == "/v1/responses" })
+            let body = try ChappieJSONValue(jsonData: request.body)
+            #expect(body["tools"]?.arrayValue == [["type": "web_search"]])
+            let user = try #require(body["input"]?.arrayValue?.last { $0["role"] == "user" })
+            #expect(user["content"]?.arrayValue?.last?["image_url"]?.stringValue == "data:image/png;base64," + image.base64EncodedString())
+        }
+    }
+}

@@ -12,6 +12,7 @@ func streamingEveryEvent(client: ChappieClient) async throws -> String {
         case .textDelta(let text): reply += text
         case .reasoningSummaryDelta(let summary): print("thinking:", summary)
         case .usageLimits(let snapshot): print("used", snapshot.primary?.usedPercent ?? 0, "%")
+        case .webSearch(let step): print("searching:", step.action)
         case .toolCallRequested, .approvalRequested, .toolCallCompleted: break
         case .contextRepaired(let repair): print(repair.summary)
         case .completed(let response): print("done over", response.transport?.rawValue ?? "?")

@@ -1,0 +1,82 @@
+import ChappieEmulator
+import ChappieSDKTesting
+import Foundation
+import Testing
+@testable import ChappieSDK
+
+@Suite("Web search against the emulator")
+struct WebSearchTests {
+    /// The emulator's model whose catalog entry supports the search tool.
+    static let searchModel = "gpt-5.6-sol"
+
+    @Test("opted in per client: the web_search tool is sent, search steps stream, citations land in the response and the context")
+    func perClient() async throws {
+        try await withSignedInClient(configure: { $0.webSearch = true; $0.model = Self.searchModel }) { emulator, client, _ in
+            var steps: [ChappieWebSearchCall] = []
+            var completed: ChappieResponse?
+            for try await event in client.stream("weather in Paris") {
+                switch event {
+                case .webSearch(let call): steps.append(call)
+                case .completed(let response): completed = response
+                default: break
+                }
+            }
+            let tools = try #require(try json(try await lastResponseRequest(emulator))["tools"]?.arrayValue)
+            #expect(tools.contains(["type": "web_search"]))
+            #expect(steps.map(\.action) == [.search(query: "weather in Paris"), .search(query: "weather in Paris"),
+                                            .openPage(url: ChappieEmulator.webSearchPageURL), .openPage(url: ChappieEmulator.webSearchPageURL)])
+            #expect(steps.map(\.isFinished) == [false, true, false, true])
+            let response = try #require(completed)
+            let citation = try #require(response.citations.first)
+            #expect(citation.url == ChappieEmulator.webSearchPageURL)
+            #expect(citation.title == ChappieEmulator.webSearchPageTitle)
+            let range = try #require(citation.range(in: response.outputText))
+            #expect(response.outputText[range] == "source: \(ChappieEmulator.webSearchPageTitle)")
+            #expect(response.webSearchCalls.count == 2)
+            let reply = try #require(await client.context().messages.last)
+            #expect(reply.citations == [citation])
+        }
+    }
+
+    @Test("over the WebSocket too: the steps stream and the reply carries its citation")
+    func overWebSocket() async throws {
+        try await withSignedInClient(configure: { $0.webSearch = true; $0.model = Self.searchModel; $0.streamingTransportPolicy = .default }) { _, client, _ in
+            var steps = 0
+            var completed: ChappieResponse?
+            for try await event in client.stream("weather in Lyon") {
+                if case .webSearch = event { steps += 1 }
+                if case .completed(let response) = event { completed = response }
+            }
+            #expect(steps == 4)
+            #expect(completed?.transport == .webSocket)
+            #expect(completed?.citations.map(\.url) == [ChappieEmulator.webSearchPageURL])
+        }
+    }
+
+    @Test("off by default; a message turns it on, or off, for its turn")
+    func perMessage() async throws {
+        try await withSignedInClient(configure: { $0.model = Self.searchModel }) { emulator, client, _ in
+            _ = try await client.send("no search")
+            #expect(try json(try await lastResponseRequest(emulator))["tools"]?.arrayValue?.isEmpty == true)
+            var options = ChappieMessageOptions()
+            options.webSearch = true
+            let reply = try await client.send(.user("search this", options: options))
+            #expect(reply.hasSuffix("(source: \(ChappieEmulator.webSearchPageTitle))"))
+            #expect(try json(try await lastResponseRequest(emulator))["tools"]?.arrayValue == [["type": "web_search"]])
+        }
+    }
+
+    @Test("a model without the search tool: asked for in a message, refused before sending; the client default leaves it out")
+    func unsupportedModel() async throws {
+        try await withSignedInClient(configure: { $0.webSearch = true }) { emulator, client, _ in
+            var options = ChappieMessageOptions()
+            options.webSearch = true
+            await #expect(throws: ChappieInputError.webSearchUnsupported(model: "gpt-5.5")) {
+                try await client.send(.user("search this", options: options))
+            }
+            #expect(await responseRequests(emulator).isEmpty)
+            _ = try await client.send("client default only")
+            #expect(try json(try await lastResponseRequest(emulator))["tools"]?.arrayValue?.isEmpty == true)
+        }
+    }
+}
