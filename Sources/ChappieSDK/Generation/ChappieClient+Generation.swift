@@ -15,8 +15,7 @@ extension ChappieClient {
         let format = try GenerationFormat<Value>()
         let response: ChappieResponse
         do {
-            response = try await runTurn(appending: [message], replacing: false, model: nil, options: message.options,
-                                         textFormat: format.json, emit: { _ in })
+            response = try await runStructuredTurn(message, textFormat: format.json, emit: { _ in }, deliver: nil)
         } catch {
             throw GenerationFormat<Value>.mapRefusal(error)
         }
@@ -42,9 +41,26 @@ extension ChappieClient {
         }
         let textFormat = format.json
         let events = makeStream { client, events in
-            try await client.runTurn(appending: [message], replacing: false, model: nil, options: message.options,
-                                     textFormat: textFormat, emit: events.emit, deliver: events.deliver)
+            try await client.runStructuredTurn(message, textFormat: textFormat, emit: events.emit, deliver: events.deliver)
         }
         return ChappieGenerationStream(events: events, format: format)
+    }
+
+    /// One typed-output turn. Structured output is not documented for a Sign in with ChatGPT
+    /// sign-in: when that server refuses `text.format` (an unsupported capability naming it),
+    /// the turn is sent once more with the schema as an instruction in the input instead, and
+    /// later turns go that way at once; the reply is decoded and checked against the type as
+    /// always.
+    private func runStructuredTurn(_ message: ChappieInputMessage, textFormat: ChappieJSONValue,
+                                   emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
+                                   deliver: (@Sendable (ChappieStreamEvent) async -> Void)?) async throws -> ChappieResponse {
+        do {
+            return try await runTurn(appending: [message], replacing: false, model: nil, options: message.options, textFormat: textFormat,
+                                     emit: emit, deliver: deliver)
+        } catch ChappieClientError.publicAPI(let error) where error.code == .unsupportedCapability
+                    && PublicAPIRequestBody.namesStructuredOutput(error.param) {
+            return try await runTurn(appending: [message], replacing: false, model: nil, options: message.options, textFormat: textFormat,
+                                     emit: emit, deliver: deliver)
+        }
     }
 }

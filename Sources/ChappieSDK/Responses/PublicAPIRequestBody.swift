@@ -19,13 +19,16 @@ enum PublicAPIRequestBody {
     /// Top-level fields that may be sent. `reasoning` and `include` were accepted live (SIWC.md
     /// §4.2); `tool_choice`, `parallel_tool_calls` and `prompt_cache_key` are what Codex sends as
     /// a custom provider on this route.
+    /// `text` (structured output's `text.format`, verbosity) is not documented for this route: it
+    /// is sent, and once refused the schema goes into the input instead (``schemaInstruction(for:)``).
     static let allowedFields: Set<String> = [
         Wire.model, Wire.instructions, Wire.input, Wire.tools, Wire.toolChoice, Wire.parallelToolCalls, Wire.reasoning,
-        Wire.include, Wire.promptCacheKey, Wire.store, Wire.stream,
+        Wire.include, Wire.promptCacheKey, Wire.store, Wire.stream, Wire.text,
     ]
 
     /// Fields that may be left out when the server refuses them (they only tune the request).
-    static let optionalFields: Set<String> = [Wire.toolChoice, Wire.parallelToolCalls, Wire.reasoning, Wire.include, Wire.promptCacheKey]
+    static let optionalFields: Set<String> = [Wire.toolChoice, Wire.parallelToolCalls, Wire.reasoning, Wire.include, Wire.promptCacheKey,
+                                              Wire.text]
 
     /// The name of the namespace tool that holds the app's function tools.
     static let namespace = "app"
@@ -59,10 +62,27 @@ enum PublicAPIRequestBody {
            include.contains(where: { $0.stringValue?.hasPrefix(Wire.reasoningPrefix) == true }) {
             result[Wire.include] = nil
         }
-        result[Wire.input] = .array((source[Wire.input]?.arrayValue ?? []).compactMap(inputItem))
+        var input = (source[Wire.input]?.arrayValue ?? []).compactMap(inputItem)
+        if omitting.contains(Wire.text), let instruction = schemaInstruction(for: source[Wire.text]?[Wire.format]) { input.append(instruction) }
+        result[Wire.input] = .array(input)
         result[Wire.store] = false
         result[Wire.stream] = true
         return .object(result)
+    }
+
+    /// Structured output without `text.format`: a developer message, after the rest of the
+    /// input, asking for JSON that follows the format's schema; nil for any other format. The
+    /// reply is still decoded and checked against the type by the caller.
+    static func schemaInstruction(for format: ChappieJSONValue?) -> ChappieJSONValue? {
+        guard let format, format[Wire.type]?.stringValue == Wire.jsonSchema, let schema = format[Wire.schema] else { return nil }
+        let text = "Reply with only one JSON value, no other text and no code fence, that follows this JSON Schema: " + schema.jsonString
+        return [Wire.type: .string(Wire.message), Wire.role: .string(Wire.developer),
+                Wire.content: [[Wire.type: .string(Wire.inputText), Wire.textField: .string(text)]]]
+    }
+
+    /// Whether `param` (an `error.param`) names structured output (`text`, `text.format`, …).
+    static func namesStructuredOutput(_ param: String?) -> Bool {
+        param.map { topLevelField(of: $0) == Wire.text } ?? false
     }
 
     /// The top-level field an `error.param` names (`reasoning.effort` → `reasoning`,
@@ -116,5 +136,12 @@ enum PublicAPIRequestBody {
         static let compaction = "compaction"
         static let compactionSummary = "compaction_summary"
         static let compactionTrigger = "compaction_trigger"
+        static let text = "text"
+        static let format = "format"
+        static let jsonSchema = "json_schema"
+        static let schema = "schema"
+        static let content = "content"
+        static let inputText = "input_text"
+        static let textField = "text"
     }
 }

@@ -145,4 +145,38 @@ struct PublicAPIImageAndSearchTests {
             #expect(user["content"]?.arrayValue?.last?["image_url"]?.stringValue == "data:image/png;base64," + image.base64EncodedString())
         }
     }
+
+    @Test("typed output on the public API sends text.format; a server that refuses it gets the schema as an instruction, once refused always")
+    func structuredOutputDegrades() async throws {
+        try await withPublicAPIClient { emulator, client in
+            // when: the route accepts text.format (the emulator does), the reply follows the schema
+            let first = try await client.send("a pudding", generating: Recipe.self)
+            #expect(first.title == "a pudding")
+            let accepted = try ChappieJSONValue(jsonData: try #require(await publicRequests(emulator).last { $0.path == "/v1/responses" }).body)
+            #expect(accepted["text"]?["format"]?["type"] == "json_schema")
+
+            // when: the server refuses it
+            await emulator.enqueuePlanUsageFault(.error(status: 400, code: "subscription_sharing_unsupported_capability", param: "text.format"))
+            let reply = #"{"title":"a cake","course":"dessert","servings":4,"rating":4.5,"vegetarian":true,"ingredients":["flour"],"steps":[{"text":"bake","minutes":30}],"wine":null,"garnish":null}"#
+            await emulator.enqueue(.text(reply))
+            let before = await publicRequests(emulator).filter { $0.path == "/v1/responses" }.count
+            let second = try await client.send("a cake", generating: Recipe.self)
+
+            // then: sent again at once, without text and with the schema in a developer message
+            #expect(second.title == "a cake")
+            let requests = await publicRequests(emulator).filter { $0.path == "/v1/responses" }.dropFirst(before)
+            #expect(requests.count == 2)
+            let retried = try ChappieJSONValue(jsonData: try #require(requests.last).body)
+            #expect(retried["text"] == nil)
+            let instruction = try #require(retried["input"]?.arrayValue?.last)
+            #expect(instruction["role"] == "developer")
+            let text = try #require(instruction["content"]?.arrayValue?.first?["text"]?.stringValue)
+            #expect(text.contains(Recipe.generationSchema.jsonSchema.jsonString))
+
+            // and later typed turns go that way at once: one request
+            await emulator.enqueue(.text(reply))
+            _ = try await client.send("another cake", generating: Recipe.self)
+            #expect(await publicRequests(emulator).filter { $0.path == "/v1/responses" }.count == before + 3)
+        }
+    }
 }
