@@ -170,13 +170,8 @@ struct CodexCLIConformanceTests {
         .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
     )
     func webSocketTurn() async throws {
-        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
-        let home = try Home()
-        defer { home.remove() }
-        try await ChappieEmulator.with { emulator in
-            // given an auth.json with emulator-issued tokens and a WebSocket-capable provider
-            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
-            try home.writeConfig(for: emulator, webSockets: true)
+        // given an auth.json with emulator-issued tokens and a WebSocket-capable provider
+        try await withSignedInCodex(webSockets: true) { codex, emulator, home in
             // when
             let result = try await runExec(
                 codex, #"use tool exec_command {"cmd":"echo ws-tool-ok","login":false,"yield_time_ms":1000}"#, home: home, environment: home.environment(for: emulator)
@@ -213,12 +208,7 @@ struct CodexCLIConformanceTests {
         .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
     )
     func webSocketFallback() async throws {
-        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
-        let home = try Home()
-        defer { home.remove() }
-        try await ChappieEmulator.with(.init(acceptsWebSockets: false)) { emulator in
-            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
-            try home.writeConfig(for: emulator, webSockets: true)
+        try await withSignedInCodex(.init(acceptsWebSockets: false), webSockets: true) { codex, emulator, home in
             let result = try await runExec(codex, "fall back please", home: home, environment: home.environment(for: emulator))
             #expect(result.status == 0, "exec failed: \(result.stderr)")
             #expect(result.stdout.contains(ChappieEmulator.defaultReply(for: "fall back please")))
@@ -233,16 +223,11 @@ struct CodexCLIConformanceTests {
         .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
     )
     func execImage() async throws {
-        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
-        let home = try Home()
-        defer { home.remove() }
-        // A valid 1×1 PNG: Codex decodes (and may re-encode) the image before it sends it.
-        let png = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="))
-        let image = home.workspace.appendingPathComponent("pixel.png")
-        try png.write(to: image)
-        try await ChappieEmulator.with { emulator in
-            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
-            try home.writeConfig(for: emulator)
+        try await withSignedInCodex { codex, emulator, home in
+            // A valid 1×1 PNG: Codex decodes (and may re-encode) the image before it sends it.
+            let png = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="))
+            let image = home.workspace.appendingPathComponent("pixel.png")
+            try png.write(to: image)
             let result = try await runExec(codex, "what is in the picture?", image: image.path, home: home, environment: home.environment(for: emulator))
             #expect(result.status == 0, "exec failed: \(result.stderr)")
             // The scripted reply counts the input_image parts that passed the emulator's checks.
@@ -255,34 +240,21 @@ struct CodexCLIConformanceTests {
         .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
     )
     func execWebSearch() async throws {
-        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
-        let home = try Home()
-        defer { home.remove() }
-        try await ChappieEmulator.with { emulator in
-            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
-            try home.writeConfig(for: emulator)
-            let result = try await Subprocess.run(
-                codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", "-m", "gpt-5.6-sol", "-c", #"web_search="live""#, "latest news"],
-                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 120
-            )
+        try await withSignedInCodex { codex, emulator, home in
+            let result = try await runExec(codex, "latest news", options: ["-m", "gpt-5.6-sol", "-c", #"web_search="live""#], home: home,
+                                           environment: home.environment(for: emulator))
             #expect(result.status == 0, "exec failed: \(result.stderr)")
             #expect(result.stdout.contains("(source: \(ChappieEmulator.webSearchPageTitle))"), "stdout: \(result.stdout)")
         }
     }
 
-    /// Runs `codex exec`; `image` goes last, as `--image` takes every value after it.
     @Test(
         "codex exec --output-schema sends a strict json_schema text.format, and the emulator's reply follows the schema",
         .enabled(if: ClientAvailability.shouldRun(installed: ClientAvailability.codexBinary != nil), "openai-codex-cli-bin is not installed")
     )
     func outputSchema() async throws {
-        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
-        let home = try Home()
-        defer { home.remove() }
-        try await ChappieEmulator.with { emulator in
-            // given: signed in, and a schema file
-            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
-            try home.writeConfig(for: emulator)
+        try await withSignedInCodex { codex, emulator, home in
+            // given: a schema file
             let schema = #"""
                 {"type":"object","properties":{"city":{"type":"string"},"population":{"type":"integer"},
                  "sizes":{"type":"array","items":{"type":"string","enum":["small","large"]}}},
@@ -292,9 +264,8 @@ struct CodexCLIConformanceTests {
             try schema.write(to: schemaFile, atomically: true, encoding: .utf8)
 
             // when
-            let result = try await Subprocess.run(
-                codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", "--output-schema", schemaFile.path, "name a city"],
-                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 120)
+            let result = try await runExec(codex, "name a city", options: ["--output-schema", schemaFile.path], home: home,
+                                           environment: home.environment(for: emulator))
 
             // then: the request asked for strict structured output with that schema
             #expect(result.status == 0, "exec failed: \(result.stderr)")
@@ -314,11 +285,29 @@ struct CodexCLIConformanceTests {
         }
     }
 
-    private func runExec(_ codex: String, _ prompt: String, image: String? = nil, home: Home, environment: [String: String]) async throws
-        -> Subprocess.Result
+    /// Runs `body` with Codex signed in to a fresh emulator (an `auth.json` of tokens it issued)
+    /// and configured for it; the home is removed afterwards.
+    private func withSignedInCodex(
+        _ configuration: ChappieEmulator.Configuration = .init(), webSockets: Bool = false,
+        _ body: (_ codex: String, _ emulator: ChappieEmulator, _ home: Home) async throws -> Void
+    ) async throws {
+        let codex = try #require(ClientAvailability.codexBinary, "openai-codex-cli-bin==0.163.0 is required on CI")
+        let home = try Home()
+        defer { home.remove() }
+        try await ChappieEmulator.with(configuration) { emulator in
+            try home.writeAuth(await emulator.issueTokens(), accountID: emulator.configuration.account.accountID)
+            try home.writeConfig(for: emulator, webSockets: webSockets)
+            try await body(codex, emulator, home)
+        }
+    }
+
+    /// Runs `codex exec` with `options` before the prompt; `image` goes last, as `--image` takes
+    /// every value after it.
+    private func runExec(_ codex: String, _ prompt: String, options: [String] = [], image: String? = nil, home: Home,
+                         environment: [String: String]) async throws -> Subprocess.Result
     {
         let result = try await Subprocess.run(
-            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt] + (image.map { ["--image", $0] } ?? []),
+            codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only"] + options + [prompt] + (image.map { ["--image", $0] } ?? []),
             environment: environment, currentDirectory: home.workspace, timeout: 120
         )
         #expect(!result.timedOut)
