@@ -86,7 +86,10 @@ public actor ChappieRuntime {
         try await gate.enter()
         defer { gate.leave() }
         let turnID = UUID()
-        let threadID = current?.id ?? UUID()
+        // A new thread takes the conversation's own id (its prompt cache key), so the thread and
+        // its context carry one id.
+        let threadID: UUID
+        if let current { threadID = current.id } else { threadID = UUID(uuidString: await client.context().threadID) ?? UUID() }
         let startedAt = now()
         emit(.turnStarted(ChappieRuntimeTurnStart(threadID: threadID, turnID: turnID, input: [message])))
         var recorder = TurnRecorder()

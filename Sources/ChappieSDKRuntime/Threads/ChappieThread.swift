@@ -17,7 +17,10 @@ public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
 
     /// The stored shape's version (``currentFormatVersion`` for threads written by this SDK).
     public var formatVersion: Int
-    /// The thread's identifier. Stores name files after it, never after user text.
+    /// The thread's identifier. Stores name files after it, never after user text. A thread
+    /// ``ChappieRuntime`` creates takes its conversation's id: ``id`` and the context's
+    /// ``/ChappieSDK/ChappieClientContext/threadID`` (the prompt cache key) are the same value,
+    /// lower-cased there (threads stored by earlier versions may hold two different ids).
     public var id: UUID
     /// A short display title, by default the start of the first user message. May contain user
     /// text; it is never used as a file name.

@@ -62,6 +62,13 @@ struct ChappieRuntimeEmulatorTests {
             #expect((turn.usage?.totalTokens ?? 0) > 0)
             #expect(turn.input == [.user("Hello runtime")])
             #expect(thread.totalUsage == turn.usage)
+            // one id: the thread's is its conversation's (the prompt cache key)
+            #expect(thread.context.threadID == thread.id.uuidString.lowercased())
+            await runtime.startNewThread()
+            _ = try await runtime.send("a second thread")
+            let second = try #require(await runtime.currentThreadID)
+            #expect(second != thread.id)
+            #expect(try await store.thread(id: second).context.threadID == second.uuidString.lowercased())
         }
     }
 
