@@ -35,7 +35,8 @@ public actor ChappieClient {
     private var turnState = TurnState()
     private let time: ChappieTimeSource
     private var state: ChappieClientContext
-    private var modelCatalog: ModelCatalogCache?
+    /// The account's model catalog, cached with its ETag.
+    private let catalog: ModelCatalog
     /// One turn at a time, in call order (context changes queue here too).
     private let turnGate = FIFOGate()
     /// Set, synchronously, when the running turn's task is cancelled (its stream's consumer left
@@ -82,6 +83,7 @@ public actor ChappieClient {
         time = timeSource
         pipeline = RequestPipeline(configuration: configuration, transport: transport, credentials: CredentialManager.shared(for: configuration),
                                    time: timeSource)
+        catalog = ModelCatalog(pipeline: pipeline, endpoints: configuration.endpoints, time: timeSource)
         let now = timeSource.now()
         state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
                                      model: configuration.model, transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
@@ -183,7 +185,7 @@ public actor ChappieClient {
         let executor = ToolExecutor(tools: tools, declaredNames: Set(harness.tools.map(\.name)), approvalHandler: approvalHandler,
                                     stopsOnDenial: configuration.stopsOnToolDenial, time: time)
         let slug = model ?? state.model
-        if let effort = options.effectiveEffort, let entry = modelCatalog?.models.first(where: { $0.slug == slug }),
+        if let effort = options.effectiveEffort, let entry = await catalog.cachedEntry(for: slug),
            !entry.supportedReasoningLevels.isEmpty, !entry.supportedReasoningLevels.contains(effort) {
             throw ChappieClientError.invalidRequest("\(slug) does not support reasoning effort \(effort)")
         }
@@ -224,9 +226,7 @@ public actor ChappieClient {
                 emit(.contextRepaired(repair))
                 continue
             }
-            if let etag = head.header("x-models-etag"), let cache = modelCatalog, cache.etag != etag {
-                modelCatalog = nil
-            }
+            await catalog.noteModelsETag(head.header("x-models-etag"))
             transcript += response.items.compactMap(ChappieTranscriptItem.fromOutputItem)
             let calls = response.items.compactMap { $0["type"] == "function_call" ? ChappieFunctionCall(outputItem: $0) : nil }
             guard !calls.isEmpty else {
@@ -256,8 +256,7 @@ public actor ChappieClient {
         if imageBytes > ChappieAttachment.maximumImageBytesPerRequest {
             throw ChappieInputError.tooManyImageBytes(byteCount: imageBytes, limit: ChappieAttachment.maximumImageBytesPerRequest)
         }
-        if modelCatalog == nil { _ = try? await models() }
-        let entry = modelCatalog?.models.first { $0.slug == slug }
+        let entry = await catalog.entry(for: slug, sessionID: state.threadID)
         if !attachments.isEmpty, let entry, !entry.inputModalities.contains("image") {
             throw ChappieInputError.imageInputUnsupported(model: slug)
         }
@@ -550,33 +549,7 @@ public actor ChappieClient {
     /// server's order. Either catalog belongs to the signed-in account: a sign-in to another
     /// account (or route) fetches it anew.
     public func models(forceRefresh: Bool) async throws -> [ChappieModel] {
-        let owner = await pipeline.credentials.catalogOwner()
-        if !forceRefresh, let cache = modelCatalog, cache.owner == owner,
-           time.now().timeIntervalSince(cache.fetchedAt) < ModelCatalogCache.lifetime {
-            return cache.models
-        }
-        let backend = try await pipeline.backend()
-        let url = backend.modelsURL(configuration.endpoints)
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? url, body: nil, sessionID: state.threadID)
-        let root = try? ChappieJSONValue(jsonData: data)
-        let models: [ChappieModel]
-        switch backend {
-        case .codex:
-            guard let entries = (root?[Wire.models] ?? root?[Wire.data])?.arrayValue else {
-                throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
-            }
-            models = entries.compactMap(ChappieModel.init(catalogEntry:)).sorted { $0.priority < $1.priority }
-        case .publicAPI:
-            guard let entries = root?[Wire.models]?.arrayValue else {
-                throw ChappieClientError.invalidResponse("the model list is not {\"models\":[…]}")
-            }
-            models = entries.enumerated().compactMap { ChappieModel(publicCatalogEntry: $0.element, position: $0.offset) }
-                .filter { $0.visibility == ChappieModel.listedVisibility }
-        }
-        modelCatalog = ModelCatalogCache(models: models, etag: head.header("etag"), fetchedAt: time.now(), owner: owner)
-        return models
+        try await catalog.models(forceRefresh: forceRefresh, sessionID: state.threadID)
     }
 
     /// The best model for `filter` (default: usable in the API with text input): the first
@@ -619,21 +592,4 @@ public actor ChappieClient {
     private func get(_ url: URL) async throws -> Data {
         try await pipeline.sendJSON(method: "GET", url: url, body: nil, sessionID: state.threadID).body
     }
-
-    private enum Wire {
-        static let models = "models"
-        static let data = "data"
-    }
-}
-
-
-/// The last model catalog fetched, with its `ETag`.
-struct ModelCatalogCache: Sendable {
-    /// Seconds a catalog stays fresh (the Codex CLI's TTL, PROTOCOL §8).
-    static let lifetime: TimeInterval = 300
-    var models: [ChappieModel]
-    var etag: String?
-    var fetchedAt: Date
-    /// Whose catalog it is (``CredentialManager/catalogOwner()``): another account's is never used.
-    var owner: String?
 }
