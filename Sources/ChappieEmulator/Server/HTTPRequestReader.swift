@@ -22,8 +22,10 @@ final class HTTPRequestReader {
     static let maximumHeaderBytes = 32 * 1024
     /// Largest accepted number of header fields.
     static let maximumHeaderCount = 128
-    /// Largest accepted (decoded) body, in bytes.
-    static let maximumBodyBytes = 16 * 1024 * 1024
+    /// Largest accepted (decoded) body, in bytes: 96 MiB, room for a request carrying the
+    /// 50 MB of inline images the Responses API documents per request (base64 makes them a third
+    /// larger) besides its history. The real backend's own limit is not published.
+    static let maximumBodyBytes = 96 * 1024 * 1024
 
     /// Creates a reader over the connected socket `fd` (not owned).
     init(fd: Int32) { self.fd = fd }

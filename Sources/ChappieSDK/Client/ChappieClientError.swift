@@ -106,7 +106,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .contextWindowExceeded(let message): "The conversation is too long for the model: \(message)"
         case .invalidRequest(let message): "The server rejected the request: \(message)"
         case .unreadableEncryptedContent(let message):
-            "The server could not read saved reasoning or compaction data of this conversation, even after it was dropped: \(message)"
+            "The server could not read the saved reasoning or compaction data of this conversation: \(message)"
         case .serverOverloaded(let message): "The server is overloaded: \(message)"
         case .responseFailed(let code, let message): "The response failed\(code.map { " (\($0))" } ?? ""): \(message)"
         case .responseIncomplete(let reason): "The response ended early: \(reason)."

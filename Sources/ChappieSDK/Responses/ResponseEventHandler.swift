@@ -50,12 +50,12 @@ struct ResponseEventHandler: Sendable {
                 Self.emit(reasoningEchoes.feed(fresh), as: ChappieStreamEvent.reasoningSummaryDelta, emit)
             }
         case .outputItemDone(let item):
-            if let call = ChappieWebSearchCall(outputItem: item) { emit(.webSearch(call)) }
+            if let call = ChappieWebSearchCall(outputItem: item) { emit(.webSearch(textEchoes.redacted(call))) }
             if let added = accumulator.itemDone(item), let fresh = try text.accept(added) {
                 Self.emit(textEchoes.feed(fresh), as: ChappieStreamEvent.textDelta, emit)
             }
         case .webSearchStarted(let call):
-            emit(.webSearch(call))
+            emit(.webSearch(textEchoes.redacted(call)))
         case .completed(let id, let model, let usage):
             // What was held back as a possible start of the token was not one: show it.
             Self.emit(reasoningEchoes.finish(), as: ChappieStreamEvent.reasoningSummaryDelta, emit)
@@ -68,7 +68,7 @@ struct ResponseEventHandler: Sendable {
             pendingFailure = failure
             throw failure
         case .incomplete(let reason):
-            throw ChappieClientError.responseIncomplete(reason: reason)
+            throw ChappieClientError.responseIncomplete(reason: Redaction.clean(reason, maximumBytes: 200))
         case .error(let status, let error) where backend == .publicAPI:
             throw publicAPIFailure(error, status: status)
         case .error(let status, let error):

@@ -21,13 +21,15 @@ struct ServerErrorBody: Sendable, Equatable {
     /// direct route (SIWC.md §6.2), whose text is a diagnostic, not a code.
     var isDetail = false
 
+    /// A body from its parts. `code`, `type` and `param` come from the server too: they are
+    /// sanitized, redacted and bounded like `message` (a normal code is left as it is).
     init(code: String? = nil, type: String? = nil, message: String, planType: String? = nil, resetsAt: Date? = nil, param: String? = nil) {
-        self.code = code
-        self.type = type
+        self.code = code.map { Redaction.clean($0, maximumBytes: Wire.fieldBytes) }
+        self.type = type.map { Redaction.clean($0, maximumBytes: Wire.fieldBytes) }
         self.message = message
         self.planType = planType
         self.resetsAt = resetsAt
-        self.param = param
+        self.param = param.map { Redaction.clean($0, maximumBytes: Wire.fieldBytes) }
     }
 
     /// Parses `data` as one of the known shapes, falling back to its text.
@@ -81,6 +83,8 @@ struct ServerErrorBody: Sendable, Equatable {
     }
 
     private enum Wire {
+        /// Longest code, type or param kept, in UTF-8 bytes.
+        static let fieldBytes = 128
         static let error = "error"
         static let code = "code"
         static let type = "type"

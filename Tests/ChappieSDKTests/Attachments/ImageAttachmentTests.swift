@@ -21,6 +21,15 @@ func userItems(_ body: ChappieJSONValue) -> [ChappieJSONValue] {
 
 @Suite("Image attachments against the emulator")
 struct ImageAttachmentTests {
+    @Test("an image near the documented 20 MB limit goes through the emulator over HTTP (its body limit is not 16 MiB)")
+    func largeImage() async throws {
+        try await withSignedInClient { _, client, _ in
+            let image = pngBytes(19_000_000)
+            let reply = try await client.send(.user("Big one", attachments: [.image(data: image, mimeType: "image/png")]))
+            #expect(reply.contains("(I saw 1 image)"))
+        }
+    }
+
     @Test("an image goes as an input_image data URL after the text, and the emulator saw it")
     func wireForm() async throws {
         try await withSignedInClient { emulator, client, _ in

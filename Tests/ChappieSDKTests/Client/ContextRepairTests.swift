@@ -152,7 +152,7 @@ struct ContextRepairTests {
     @Test("the error text names the failure and no opaque data")
     func description() {
         let error = ChappieClientError.unreadableEncryptedContent("The encrypted content gAAA...DQ== could not be verified.")
-        #expect(error.localizedDescription.contains("could not read saved reasoning or compaction data"))
+        #expect(error.localizedDescription.contains("could not read the saved reasoning or compaction data"))
         #expect(!error.requiresReauthentication)
     }
 }

@@ -27,6 +27,56 @@ struct EchoedSecretFilterTests {
         }
     }
 
+    @Test("a combining mark or variation selector after the token, or invisible characters inside it, do not hide it",
+          arguments: ["A \(token)\u{0301} B", "A \(token)\u{FE0F} B", "A \(token)\u{1F3FB} B",
+                      "A \(token.prefix(20))\u{200B}\(token.dropFirst(20)) B", "A e\u{2060}\(token.dropFirst())\u{00AD} B"])
+    func hiddenToken(reply: String) {
+        var whole = EchoedSecretFilter(secrets: [token])
+        let once = whole.feed(reply) + whole.finish()
+        #expect(!once.contains("eyJhbGciOiJSUzI1"), "\(once)")
+        // (compared by scalars: the combining mark now sits on the placeholder's "]")
+        #expect(once.unicodeScalars.starts(with: "A [redacted]".unicodeScalars) && once.hasSuffix(" B"), "\(once)")
+        // and split anywhere
+        let scalars = Array(reply.unicodeScalars)
+        for cut in stride(from: 0, through: scalars.count, by: 5) {
+            var filter = EchoedSecretFilter(secrets: [token])
+            let shown = filter.feed(String(String.UnicodeScalarView(scalars[..<cut]))) + filter.feed(String(String.UnicodeScalarView(scalars[cut...])))
+                + filter.finish()
+            #expect(shown == once, "split at \(cut)")
+        }
+        #expect(EchoedSecretFilter(secrets: [token]).redacted(reply) == once)
+    }
+
+    @Test("a web search step that echoes the token is redacted, and so are an error's code and an incomplete reason")
+    func searchAndErrors() async throws {
+        try await withSignedInClient(configure: { $0.webSearch = true; $0.model = "gpt-5.6-sol" }) { emulator, client, configuration in
+            let accessToken = try #require(try await configuration.credentialStore.loadCredential(for: configuration.credentialKey)?.accessToken)
+            // a search step whose query holds the token, as the server streams it
+            var handler = ResponseEventHandler()
+            handler.guardEchoes(of: [accessToken])
+            let added = try #require(ResponsesEvent.decode(
+                #"{"type":"response.output_item.added","output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress","action":{"type":"search","query":"q=\#(accessToken)"}}}"#))
+            let done = try #require(ResponsesEvent.decode(
+                #"{"type":"response.output_item.done","output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q=\#(accessToken)"}}}"#))
+            let steps = LockedBox<[ChappieWebSearchCall]>([])
+            for event in [added, done] {
+                _ = try handler.handle(event) { if case .webSearch(let call) = $0 { steps.withLock { $0.append(call) } } }
+            }
+            let calls = steps.withLock { $0 }
+            #expect(calls.count == 2)
+            #expect(calls.allSatisfy { $0.action == .search(query: "q=[redacted]") })
+
+            await emulator.enqueue(.failed(code: accessToken + "\u{1B}[2J\u{202E}", message: "x"))
+            let failed = await #expect(throws: ChappieClientError.self) { _ = try await client.send("fail") }
+            let failure = failed?.localizedDescription ?? ""
+            #expect(!failure.contains(accessToken) && !failure.contains("\u{1B}") && !failure.contains("\u{202E}"), "\(failure)")
+
+            await emulator.enqueue(.incomplete(reason: accessToken))
+            let incomplete = await #expect(throws: ChappieClientError.self) { _ = try await client.send("cut") }
+            #expect(incomplete?.localizedDescription.contains(accessToken) == false)
+        }
+    }
+
     @Test("ordinary text passes at once; only an end that could start the token waits for the next piece")
     func ordinaryText() {
         var filter = EchoedSecretFilter(secrets: [token])
