@@ -39,10 +39,10 @@ public struct ChappieResponse: Sendable, Hashable, Codable {
     public var transport: ChappieStreamingTransport?
 
     /// The sources the reply cites (the `url_citation` annotations of its text, from web search),
-    /// in order. Their indices count in the text of the message they belong to, which is
-    /// ``outputText`` for a reply of one message.
+    /// in order. Their indices count in ``outputText``, also when the reply has several messages
+    /// (``ChappieURLCitation/range(in:)`` of `outputText` is the cited span).
     public var citations: [ChappieURLCitation] {
-        items.flatMap(ChappieURLCitation.citations(inMessageItem:))
+        ChappieURLCitation.citations(inOutputItems: items)
     }
 
     /// The web search steps the model took for this reply, in order (finished ones, as the

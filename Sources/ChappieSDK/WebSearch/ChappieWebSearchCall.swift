@@ -51,14 +51,17 @@ public struct ChappieWebSearchCall: Sendable, Hashable, Codable {
 }
 
 /// A source the model cited in its reply: a `url_citation` annotation on its text, with the
-/// cited page and the span of ``ChappieResponse/outputText`` that relies on it.
+/// cited page and the span of text that relies on it: of ``ChappieResponse/outputText`` in
+/// ``ChappieResponse/citations``, of the message's own text in
+/// ``ChappieInputMessage/citations``.
 public struct ChappieURLCitation: Sendable, Hashable, Codable {
     /// The cited page.
     public var url: String
     /// The page's title, as the server gave it ("" when none).
     public var title: String
-    /// Where the cited span starts in the text of its message (all its text parts joined), in
-    /// Unicode scalars (characters as the server counts them).
+    /// Where the cited span starts, in Unicode scalars (characters as the server counts them):
+    /// in ``ChappieResponse/outputText`` for a response's citations, in the message's text for a
+    /// message's.
     public var startIndex: Int
     /// Where the cited span ends (exclusive), in Unicode scalars.
     public var endIndex: Int
@@ -71,8 +74,8 @@ public struct ChappieURLCitation: Sendable, Hashable, Codable {
         self.endIndex = endIndex
     }
 
-    /// The cited span of `text` (the text of the message the citation belongs to), or nil when
-    /// the indices do not fit it.
+    /// The cited span of `text` (the response's ``ChappieResponse/outputText``, or the text of the
+    /// message the citation belongs to), or nil when the indices do not fit it.
     public func range(in text: String) -> Range<String.Index>? {
         let scalars = text.unicodeScalars
         guard startIndex >= 0, startIndex <= endIndex, endIndex <= scalars.count else { return nil }
@@ -84,10 +87,11 @@ public struct ChappieURLCitation: Sendable, Hashable, Codable {
     /// The `url_citation` annotations of a `message` item's `output_text` parts, in order. The
     /// server counts each part's indices from the start of that part; they are offset here by the
     /// parts before it, so they count from the start of the message's whole text.
-    static func citations(inMessageItem item: ChappieJSONValue) -> [ChappieURLCitation] {
+    /// `offset` is added to every index (the length of the text before this message's).
+    static func citations(inMessageItem item: ChappieJSONValue, startingAt start: Int = 0) -> [ChappieURLCitation] {
         guard item["type"]?.stringValue == "message" else { return [] }
         var result: [ChappieURLCitation] = []
-        var offset = 0
+        var offset = start
         for part in item["content"]?.arrayValue ?? [] where part["type"]?.stringValue == "output_text" {
             for annotation in part["annotations"]?.arrayValue ?? [] where annotation["type"]?.stringValue == "url_citation" {
                 guard let url = annotation["url"]?.stringValue else { continue }
@@ -96,6 +100,19 @@ public struct ChappieURLCitation: Sendable, Hashable, Codable {
                                                  endIndex: offset + (annotation["end_index"]?.intValue ?? 0)))
             }
             offset += part["text"]?.stringValue?.unicodeScalars.count ?? 0
+        }
+        return result
+    }
+
+    /// The citations of a response's output `items`, counted in its ``ChappieResponse/outputText``
+    /// (the text of its assistant messages joined): each message's are offset by the text before it.
+    static func citations(inOutputItems items: [ChappieJSONValue]) -> [ChappieURLCitation] {
+        var result: [ChappieURLCitation] = []
+        var offset = 0
+        for item in items where item["type"]?.stringValue == "message" && (item["role"]?.stringValue ?? "assistant") == "assistant" {
+            result += citations(inMessageItem: item, startingAt: offset)
+            offset += (item["content"]?.arrayValue ?? []).filter { $0["type"]?.stringValue == "output_text" }
+                .reduce(0) { $0 + ($1["text"]?.stringValue?.unicodeScalars.count ?? 0) }
         }
         return result
     }

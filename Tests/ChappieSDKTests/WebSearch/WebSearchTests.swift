@@ -6,6 +6,23 @@ import Testing
 
 @Suite("Web search against the emulator")
 struct WebSearchTests {
+    @Test("a reply of two messages: a citation of the second counts in outputText, and in its own message's text")
+    func citationsAcrossMessages() throws {
+        let first: ChappieJSONValue = ["type": "message", "role": "assistant",
+                                       "content": [["type": "output_text", "text": "Let me look that up. ", "annotations": []]]]
+        let second: ChappieJSONValue = [
+            "type": "message", "role": "assistant",
+            "content": [["type": "output_text", "text": "Swift 6.2 shipped.",
+                         "annotations": [["type": "url_citation", "url": "https://swift.org", "title": "Swift", "start_index": 0, "end_index": 9]]]],
+        ]
+        let response = ChappieResponse(id: "resp_1", model: nil, outputText: "Let me look that up. Swift 6.2 shipped.", reasoningSummary: "",
+                                       usage: nil, items: [first, second])
+        let citation = try #require(response.citations.first)
+        #expect(citation.range(in: response.outputText).map { String(response.outputText[$0]) } == "Swift 6.2")
+        let message = ChappieTranscriptItem.fromOutputItem(second)?.message
+        #expect(message.flatMap { message in message.citations.first?.range(in: message.text).map { String(message.text[$0]) } } == "Swift 6.2")
+    }
+
     /// The emulator's model whose catalog entry supports the search tool.
     static let searchModel = "gpt-5.6-sol"
 
