@@ -24,14 +24,18 @@ enum ConversationCommands {
     /// typed by their file extension. Throws ``UsageError`` for a file that cannot be read or an
     /// extension that is not an image type the backend takes.
     static func images(_ paths: String) throws -> [ChappieAttachment] {
-        try paths.split(separator: ",").map { path in
-            let url = URL(fileURLWithPath: String(path).trimmingCharacters(in: .whitespaces))
+        let list = paths.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !list.contains(where: \.isEmpty) else { throw UsageError(message: "--image needs a file path (PATH[,PATH…])", command: "ask") }
+        return try list.map { path in
+            let url = URL(fileURLWithPath: path)
+            // Named without anything after a "?": a pasted signed URL's query is a secret.
+            let name = Terminal.sanitizedLine(String(url.lastPathComponent.prefix { $0 != "?" }))
             let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"]
             guard let type = types[url.pathExtension.lowercased()] else {
-                throw UsageError(message: "--image \(url.lastPathComponent): not a .png, .jpg, .gif or .webp file", command: "ask")
+                throw UsageError(message: "--image \(name): not a .png, .jpg, .gif or .webp file", command: "ask")
             }
             guard let data = try? Data(contentsOf: url) else {
-                throw UsageError(message: "--image \(url.lastPathComponent): cannot be read", command: "ask")
+                throw UsageError(message: "--image \(name): cannot be read", command: "ask")
             }
             return .image(data: data, mimeType: type)
         }
@@ -63,14 +67,17 @@ enum ConversationCommands {
                 case .textDelta(let text):
                     printer.text(text)
                 case .completed(let response):
-                    printer.completed(responseID: response.id, text: response.outputText, usage: response.usage, transport: response.transport)
+                    printer.completed(responseID: response.id, text: response.outputText, usage: response.usage, transport: response.transport,
+                                      citations: response.citations)
                 case .toolCallRequested(let request):
                     printer.toolCall(name: request.call.name, callID: request.call.callID, arguments: request.call.rawArguments)
                 case .toolCallCompleted(let result):
                     printer.toolResult(name: result.call.name, callID: result.call.callID, status: result.status.rawValue, output: result.output)
                 case .contextRepaired(let repair):
                     printer.contextRepaired(repair)
-                case .reasoningSummaryDelta, .usageLimits, .approvalRequested, .webSearch:
+                case .webSearch(let call):
+                    printer.webSearch(call)
+                case .reasoningSummaryDelta, .usageLimits, .approvalRequested:
                     break
                 }
             }

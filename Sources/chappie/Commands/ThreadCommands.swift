@@ -99,7 +99,9 @@ enum ThreadCommands {
                                       threadID: threadID?.uuidString.lowercased(), transport: turn.transport)
                 case .contextRepaired(let repair):
                     printer.contextRepaired(repair)
-                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed, .webSearch:
+                case .webSearch(let call):
+                    printer.webSearch(call)
+                case .reasoningSummaryDelta, .approvalRequested, .usageLimits, .usage, .turnFailed:
                     break
                 }
             }
@@ -157,7 +159,8 @@ enum ThreadCommands {
         Terminal.line(Terminal.dim(count(thread.turns.count, "turn") + (failed > 0 ? " (\(failed) not completed)" : "") + tokens))
         Terminal.line()
         // Turn by turn when a compaction or a turn that did not complete must show where it was.
-        guard (thread.compactions.isEmpty && failed == 0) || thread.turns.isEmpty else {
+        let repaired = thread.turns.contains { $0.contextRepair != nil }
+        guard (thread.compactions.isEmpty && failed == 0 && !repaired) || thread.turns.isEmpty else {
             showTurns(thread, text: text)
             return
         }
@@ -193,6 +196,7 @@ enum ThreadCommands {
         }
         for turn in thread.turns {
             showCompactions(before: turn.startedAt)
+            if let repair = turn.contextRepair { Terminal.line(Terminal.dim("[note] " + repair.summary)) }
             for message in turn.input {
                 Terminal.line(Terminal.bold(label(message.role) + ":") + " " + text(message.text))
                 showAttachments(of: message)
@@ -282,7 +286,7 @@ enum ThreadCommands {
                 if !message.attachments.isEmpty {
                     object["attachments"] = .array(message.attachments.map { attachment in
                         ["mime_type": attachment.mimeType.map(ChappieJSONValue.string) ?? .null, "byte_count": .integer(attachment.byteCount),
-                         "url": attachment.url.map { .string($0.absoluteString) } ?? .null]
+                         "url": attachment.url.map { _ in .string(attachment.summary) } ?? .null]
                     })
                 }
                 return .object(object)
@@ -304,6 +308,10 @@ enum ThreadCommands {
             entry["usage"] = turn.usage.map { ["input_tokens": .integer($0.inputTokens), "output_tokens": .integer($0.outputTokens),
                                                "total_tokens": .integer($0.totalTokens)] } ?? .null
             entry["failure"] = turn.failure.map { ["kind": .string($0.kind.rawValue), "message": .string($0.message)] } ?? .null
+            if let repair = turn.contextRepair {
+                entry["context_repair"] = ["dropped_reasoning_items": .integer(repair.droppedReasoningItems),
+                                           "dropped_compaction_items": .integer(repair.droppedCompactionItems)]
+            }
             return .object(entry)
         })
         object["compactions"] = .array(thread.compactions.map { compaction in

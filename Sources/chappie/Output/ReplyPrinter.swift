@@ -1,4 +1,5 @@
 import ChappieSDK
+import Foundation
 
 /// Prints one streamed reply: text to standard output as it arrives, tool calls as dim lines, or
 /// with `--json` one JSON object per line (`text_delta`, `tool_call`, `tool_result`,
@@ -79,18 +80,47 @@ struct ReplyPrinter {
         waiting.startWaiting("Waiting for the server")
     }
 
-    /// The reply is complete; `threadID` is the thread it was saved to, if any.
+    /// A web search step: shown when it starts ("[web search] swift 6.2", "[open] https://…"),
+    /// and as a `web_search` JSON line when it starts and when it finishes.
+    mutating func webSearch(_ call: ChappieWebSearchCall) {
+        let (kind, detail): (String, String) = switch call.action {
+        case .search(let query): ("search", query ?? "")
+        case .openPage(let url): ("open_page", url ?? "")
+        case .findInPage(let url, let pattern): ("find_in_page", [pattern, url].compactMap { $0 }.joined(separator: " in "))
+        case .other(let other): (other, "")
+        }
+        if json {
+            Terminal.jsonLine(["event": "web_search", "id": .string(call.id), "status": .string(call.status), "action": .string(kind),
+                               "detail": .string(detail)])
+            return
+        }
+        guard !call.isFinished else { return }
+        waiting.stop()
+        endLine()
+        let label = kind == "search" ? "web search" : kind == "open_page" ? "open" : kind.replacingOccurrences(of: "_", with: " ")
+        Terminal.line(Terminal.dim("[" + Terminal.sanitizedLine(label) + "] " + Terminal.sanitizedLine(detail)))
+        waiting.startWaiting("Waiting for the server")
+    }
+
+    /// The reply is complete; `threadID` is the thread it was saved to, if any; `citations` the
+    /// sources it cited (listed after the text, or in the `completed` JSON line).
     mutating func completed(responseID: String?, text: String, usage: ChappieTokenUsage?, threadID: String? = nil,
-                            transport: ChappieStreamingTransport? = nil) {
+                            transport: ChappieStreamingTransport? = nil, citations: [ChappieURLCitation] = []) {
         waiting.stop()
         guard json else {
             endLine()
+            for citation in citations {
+                Terminal.line(Terminal.dim("[source] " + Terminal.sanitizedLine(citation.title.isEmpty ? citation.url : "\(citation.title) <\(citation.url)>")))
+            }
             return
         }
         var object: [String: ChappieJSONValue] = ["event": "completed", "id": responseID.map(ChappieJSONValue.string) ?? .null,
                                                   "text": .string(text)]
         if let threadID { object["thread_id"] = .string(threadID) }
         if let transport { object["transport"] = .string(transport.rawValue) }
+        if !citations.isEmpty {
+            object["citations"] = .array(citations.map { ["url": .string($0.url), "title": .string($0.title)] })
+        }
         if let usage {
             object["usage"] = ["input_tokens": .integer(usage.inputTokens), "output_tokens": .integer(usage.outputTokens),
                                "total_tokens": .integer(usage.totalTokens)]
