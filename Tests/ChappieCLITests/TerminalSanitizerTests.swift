@@ -16,6 +16,7 @@ struct TerminalSanitizerTests {
         ("charset \u{1B}(B and keypad \u{1B}= and index \u{1B}D", "charset  and keypad  and index "),
         ("carriage\rreturn, back\u{08}space, bell\u{07}, nul\u{0}, del\u{7F}", "carriagereturn, backspace, bell, nul, del"),
         ("bidi \u{202E}evil\u{202C} and \u{2067}isolate\u{2069}", "bidi evil and isolate"),
+        ("marks \u{200E}l\u{200F}r\u{061C}a and separators\u{2028}line\u{2029}para", "marks lra and separatorslinepara"),
         ("an ESC then newline \u{1B}\nkeeps the newline", "an ESC then newline \nkeeps the newline"),
         ("a CSI cut by a newline \u{1B}[12\nstill prints", "a CSI cut by a newline \nstill prints"),
     ]

@@ -6,8 +6,9 @@
 /// controls (U+0080–U+009F), escape sequences whole — `ESC` with its intermediates and final
 /// byte, CSI (`ESC [` or U+009B) with its parameters, and OSC, DCS, SOS, PM and APC strings (`ESC ]`,
 /// `ESC P`, `ESC X`, `ESC ^`, `ESC _` or their C1 forms) with their payload up to BEL or ST — and
-/// the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) that can
-/// make text read differently from what it is. Sequence grammar after ECMA-48 §5.
+/// the bidirectional embeddings, overrides, isolates and marks (U+202A–U+202E, U+2066–U+2069,
+/// U+200E, U+200F, U+061C) that can make text read differently from what it is, and the line and
+/// paragraph separators (U+2028, U+2029). Sequence grammar after ECMA-48 §5.
 ///
 /// It is a small state machine fed piece by piece (``feed(_:)``), so a sequence split across two
 /// stream deltas is still removed whole, and each call costs time linear in its own input: a
@@ -146,9 +147,12 @@ struct TerminalSanitizer {
         swallowed = 0
     }
 
-    /// Controls, DEL, C1 and bidirectional formatting characters (newline and tab are kept).
+    /// Controls, DEL, C1, the bidirectional formatting characters (embeddings, overrides,
+    /// isolates, the left-to-right, right-to-left and Arabic letter marks) and the line and
+    /// paragraph separators, which terminals treat inconsistently (newline and tab are kept).
     private static func isDropped(_ value: UInt32) -> Bool {
         value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            || value == 0x061C || value == 0x200E || value == 0x200F || value == 0x2028 || value == 0x2029
     }
 
     /// True for a scalar the plain-text fast path cannot pass through unchanged.
