@@ -15,6 +15,13 @@ enum SchemaDerivation {
             return ChappieGenerationSchema(node: try derivingStructure(of: type) { try Recorder.structure(of: type).node })
         } catch let failure as Failure {
             return ChappieGenerationSchema(node: .invalid(failure.reason))
+        } catch DecodingError.dataCorrupted(let context) {
+            // A value that takes only some inputs refused the placeholder: an Int-backed enum, say.
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return ChappieGenerationSchema(node: .invalid(
+                "cannot derive a schema for \(name(of: type))" + (path.isEmpty ? "" : " at \(path)") + " (\(context.debugDescription))"
+                    + ": that value accepts only particular inputs (an enum with Int raw values, say); make it a String-backed "
+                    + "CaseIterable enum, or give its type a schema of its own (ChappieGenerable with a ChappieGenerationSchema)"))
         } catch {
             return ChappieGenerationSchema(node: .invalid("cannot derive a schema for \(type): \(error)"))
         }

@@ -20,6 +20,12 @@ struct Recipe: ChappieGenerable, Equatable {
     var garnish: Step?
 }
 
+private enum Level: Int, Decodable { case low = 1, high = 2 }
+
+private struct WithIntEnum: ChappieGenerable {
+    var level: Level
+}
+
 private struct WithDictionary: ChappieGenerable {
     var counts: [String: Int]
 }
@@ -40,6 +46,13 @@ private struct WithPlainEnum: ChappieGenerable {
 
 @Suite("Schema derivation")
 struct SchemaDerivationTests {
+    @Test("an Int-backed enum gets a reason that names the type and the way out, not a DecodingError dump")
+    func intEnum() {
+        let reason = WithIntEnum.generationSchema.invalidReason ?? ""
+        #expect(reason.contains("Level") && reason.contains("String-backed CaseIterable enum"), "\(reason)")
+        #expect(!reason.contains("DecodingError"))
+    }
+
     @Test("a plain struct derives a strict schema: every property required, optionals nullable, no extra properties")
     func derivesStrictSchema() throws {
         // when
