@@ -131,6 +131,23 @@ struct ChappieClientLifecycleTests {
         }
     }
 
+    @Test("shutdown() from the client's own tool handler returns at once; the turn ends with clientShutDown")
+    func shutdownFromToolHandler() async throws {
+        let box = ClientBox()
+        let tool = ChappieHostTool(name: "quit", description: "Quit", inputSchema: ["type": "object"], policy: .automatic) { _ in
+            await box.client?.shutdown()
+            return ChappieToolResult(output: "quitting")
+        }
+        try await withSignedInClient(tools: [tool]) { emulator, client, _ in
+            await box.set(client)
+            await emulator.scriptToolCall("quit")
+            await #expect(throws: ChappieClientError.clientShutDown) { try await client.send("please quit") }
+            // a call from outside waits for the shutdown the handler started
+            await client.shutdown()
+            await #expect(throws: ChappieClientError.clientShutDown) { try await client.send("after") }
+        }
+    }
+
     @Test("ChappieClient.with shuts the client down when the body returns and when it throws")
     func scopedClient() async throws {
         struct Stop: Error {}
