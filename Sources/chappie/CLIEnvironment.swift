@@ -122,7 +122,8 @@ struct CLIEnvironment {
 
     /// Runs `body`, then shuts the command's clients down (``CLIClients``) and stops the
     /// in-process emulator, whether `body` returns or throws.
-    func closing<Result>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result) async throws -> Result {
+    @MainActor
+    func closing<Result>(_ body: @MainActor () async throws -> Result) async throws -> Result {
         do {
             let result = try await body()
             await close()
@@ -133,6 +134,7 @@ struct CLIEnvironment {
         }
     }
 
+    @MainActor
     private func close() async {
         await CLIClients.shutDownAll()
         await shutdown()

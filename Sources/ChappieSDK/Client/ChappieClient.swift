@@ -75,7 +75,7 @@ public actor ChappieClient {
     public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
                 toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
         let threads = ThreadGroup()
-        let transport = ThreadGroup.$current.withValue(threads) { HTTPTransports.platformDefault() }
+        let transport = ThreadGroup.current.withValue(threads) { HTTPTransports.platformDefault() }
         self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
                   transport: transport, webSockets: WebSocketConnectors.platformDefault(), timeSource: timeSource,
                   compressesRequests: !LoopbackAddress.isLoopback(host: configuration.endpoints.backend.host),
@@ -187,7 +187,7 @@ public actor ChappieClient {
         // The turn's work runs in a task of its own, so that ``shutdown()`` can cancel it.
         let (threads, client) = (threads, ObjectIdentifier(self))
         let turn = Task {
-            try await ThreadGroup.$current.withValue(threads) {
+            try await ThreadGroup.current.withValue(threads) {
                 try await Self.runningTurnOf.withValue(client) {
                     try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
                                         emit: emit, deliver: deliver)
@@ -396,7 +396,7 @@ public actor ChappieClient {
                                         tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID,
                                         strictToolNames: strictToolNames)
         let (runner, sessionID) = (runner, state.threadID)
-        await ThreadGroup.$current.withValue(threads) { await runner.prewarm(body: body.json, sessionID: sessionID) }
+        await ThreadGroup.current.withValue(threads) { await runner.prewarm(body: body.json, sessionID: sessionID) }
     }
 
     // MARK: Lifetime

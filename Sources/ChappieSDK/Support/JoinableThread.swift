@@ -57,7 +57,7 @@ final class JoinableThread: Sendable {
             return nil
         }
         state.withLock { $0.handle = handle }
-        ThreadGroup.current?.adopt(self)
+        ThreadGroup.current.get()?.adopt(self)
     }
 
     /// The calling thread's kernel id, from `/proc/thread-self` (`PID/task/TID`).
@@ -111,7 +111,7 @@ final class JoinableThread: Sendable {
 /// ``current`` set; ended ones are reaped as new ones start, so the group stays small.
 final class ThreadGroup: Sendable {
     /// The group new threads join.
-    @TaskLocal static var current: ThreadGroup?
+    static let current = TaskLocal<ThreadGroup?>(wrappedValue: nil)
 
     private let threads = LockedBox<[JoinableThread]>([])
 
@@ -145,7 +145,7 @@ final class ThreadGroup: Sendable {
 /// threads of the client's own, so there is nothing to wait for.
 final class ThreadGroup: Sendable {
     /// The group new threads join.
-    @TaskLocal static var current: ThreadGroup?
+    static let current = TaskLocal<ThreadGroup?>(wrappedValue: nil)
 
     /// An empty group.
     init() {}
