@@ -19,7 +19,8 @@ extension ChappieTestEmulator {
     }
 
     /// Starts an emulator, signs in through the real device-code flow, builds a client, runs
-    /// `body`, and shuts the emulator down whether `body` returns or throws.
+    /// `body`, and shuts the client (``/ChappieSDK/ChappieClient/shutdown()``) and the emulator
+    /// down whether `body` returns or throws.
     /// - Parameters:
     ///   - isolation: the caller's actor, so `body` runs where the caller does.
     ///   - emulatorConfiguration: the emulator's settings (default: 1 s polling, approved on the first poll).
@@ -42,7 +43,14 @@ extension ChappieTestEmulator {
             let session = try await signedInSession(configuration, time: time)
             let client = ChappieClient(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
                                        timeSource: time.timeSource)
-            return try await body(SignedIn(emulator: emulator, configuration: configuration, session: session, client: client, time: time))
+            do {
+                let result = try await body(SignedIn(emulator: emulator, configuration: configuration, session: session, client: client, time: time))
+                await client.shutdown()
+                return result
+            } catch {
+                await client.shutdown()
+                throw error
+            }
         }
     }
 

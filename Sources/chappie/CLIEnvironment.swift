@@ -119,4 +119,24 @@ struct CLIEnvironment {
     func shutdown() async {
         await emulator?.shutdown()
     }
+
+    /// Runs `body`, then shuts the command's clients down (``CLIClients``) and stops the
+    /// in-process emulator, whether `body` returns or throws.
+    @MainActor
+    func closing<Result>(_ body: @MainActor () async throws -> Result) async throws -> Result {
+        do {
+            let result = try await body()
+            await close()
+            return result
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    @MainActor
+    private func close() async {
+        await CLIClients.shutDownAll()
+        await shutdown()
+    }
 }

@@ -26,18 +26,28 @@ enum ChappieCommand {
         let sources = cancelOnTerminationSignals(command)
         let status = await command.value
         sources.forEach { $0.cancel() }
+        // Every client is down before the exit handlers run: no WebSocket or libcurl thread of
+        // theirs is left to use OpenSSL while its clean-up runs.
+        await CLIClients.shutDownAll()
         terminate(status.rawValue)
     }
 
-    /// Ends the process with `status` at once, without running `atexit` handlers. Other threads
-    /// may still be working when a command is done — a WebSocket's I/O thread hashing its
-    /// handshake with libcrypto, a URLSession or Dispatch worker — and `exit(3)` would run
-    /// OpenSSL's (and the C++ runtime's) clean-up under them, which crashed `chappie models` with
-    /// SIGSEGV or SIGILL in about one run in five. Nothing the CLI needs happens in those
-    /// handlers: every file it keeps is written before its command returns, and standard I/O is
-    /// flushed here.
+    /// Ends the process with `status` through `exit(3)`, once the command's clients are shut
+    /// down (``CLIClients/shutDownAll()``), so the exit handlers never run under a thread of theirs.
     nonisolated static func terminate(_ status: Int32) -> Never {
         RawTerminalMode.restore()  // chat's line editing never outlives the process
+        fflush(nil)
+        exit(status)
+    }
+
+    /// Ends the process with `status` at once, without running `atexit` handlers: for output
+    /// that cannot be written in the middle of a command, while its clients still run. Their
+    /// threads (the libcurl loop `Chappie.http`, a WebSocket's I/O thread `Chappie.websocket`,
+    /// which hashes its handshake with libcrypto) may be inside OpenSSL, and `exit(3)` would run
+    /// OpenSSL's clean-up under them (SIGSEGV or SIGILL). Files are written before a command
+    /// returns, and standard I/O is flushed here.
+    nonisolated static func terminateNow(_ status: Int32) -> Never {
+        RawTerminalMode.restore()
         fflush(nil)
         _exit(status)
     }
@@ -101,16 +111,18 @@ enum ChappieCommand {
             case "threads": try await ThreadCommands.run(arguments)
             default:
                 let environment = try await CLIEnvironment.make(arguments)
-                defer { Task { await environment.shutdown() } }
-                switch arguments.command {
-                case "login": try await AccountCommands.login(arguments, environment)
-                case "logout": try await AccountCommands.logout(arguments, environment)
-                case "status": status = try await AccountCommands.status(arguments, environment)
-                case "ask": try await ConversationCommands.ask(arguments, environment)
-                case "chat": try await ChatCommand.run(arguments, environment)
-                case "models": try await CatalogCommands.models(arguments, environment)
-                case "usage": try await CatalogCommands.usage(arguments, environment)
-                default: throw UsageError(message: "unknown command '\(arguments.command)'")
+                status = try await environment.closing {
+                    switch arguments.command {
+                    case "login": try await AccountCommands.login(arguments, environment)
+                    case "logout": try await AccountCommands.logout(arguments, environment)
+                    case "status": return try await AccountCommands.status(arguments, environment)
+                    case "ask": try await ConversationCommands.ask(arguments, environment)
+                    case "chat": try await ChatCommand.run(arguments, environment)
+                    case "models": try await CatalogCommands.models(arguments, environment)
+                    case "usage": try await CatalogCommands.usage(arguments, environment)
+                    default: throw UsageError(message: "unknown command '\(arguments.command)'")
+                    }
+                    return ExitStatus.success
                 }
             }
             if Task.isCancelled && arguments.command != "emulator" {

@@ -14,6 +14,11 @@ import Foundation
 /// Turns run one at a time in call order. Context changes (``clearContext()``,
 /// ``resumeContext(_:)``, ``compactContext(summary:keepingLast:)``, ``selectModel(_:)``) made while a
 /// turn runs take effect after it, in call order, and the finishing turn never overwrites them.
+///
+/// Creating a client sends nothing: its WebSocket opens with the first turn, or earlier with
+/// ``prewarm()``. When the app is done with it, ``shutdown()`` ends the running turn, closes the
+/// WebSocket and stops the client's network threads; ``with(configuration:tools:toolApprovalHandler:isolation:_:)``
+/// scopes a client to a block and always shuts it down.
 public actor ChappieClient {
     /// The default model slug, `gpt-5.5`.
     public static let defaultModel = "gpt-5.5"
@@ -48,20 +53,35 @@ public actor ChappieClient {
 
     /// The client whose turn the current task runs in (tool handlers run inside their turn).
     private static let runningTurnOf = TaskLocal<ObjectIdentifier?>(wrappedValue: nil)
+    /// Whether the first turn warms the WebSocket first (the policy's ``ChappieStreamingTransportPolicy/prewarmsWebSocket``),
+    /// until a warm-up or a turn has run.
+    private var prewarmPending: Bool
+    /// The running turn's work, cancelled by ``shutdown()``.
+    private var runningTurn: Task<ChappieResponse, any Error>?
+    /// Set by the first ``shutdown()``: its work, awaited by every later call.
+    private var shutdownTask: Task<Void, Never>?
+    /// The threads the client's transports started (the libcurl loop, WebSocket I/O threads),
+    /// which ``shutdown()`` waits for.
+    private let threads: ThreadGroup
 
     /// Creates a client; prefer
-    /// ``Chappie/client(configuration:harness:tools:toolApprovalHandler:rateLimitBackoff:streamingTransportPolicy:)``.
+    /// ``Chappie/client(configuration:harness:tools:toolApprovalHandler:rateLimitBackoff:streamingTransportPolicy:)``,
+    /// or ``with(configuration:tools:toolApprovalHandler:isolation:_:)`` for a client that lives
+    /// for one block.
     ///
-    /// With a streaming policy that prefers WebSocket and prewarms it (the default), the client
-    /// opens and warms its WebSocket at once, in the background (nothing happens when no one is
-    /// signed in).
+    /// Nothing is sent yet. With a streaming policy that prefers WebSocket and prewarms it (the
+    /// default), the first turn opens and warms the WebSocket before its request, or
+    /// ``prewarm()`` does so earlier. Call ``shutdown()`` when done with the client.
     public init(configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
                 toolApprovalHandler: ChappieToolApprovalHandler? = nil, timeSource: ChappieTimeSource = .system) {
+        let threads = ThreadGroup()
+        let transport = ThreadGroup.current.withValue(threads) { HTTPTransports.platformDefault() }
         self.init(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler,
-                  transport: HTTPTransports.platformDefault(), webSockets: WebSocketConnectors.platformDefault(), timeSource: timeSource,
+                  transport: transport, webSockets: WebSocketConnectors.platformDefault(), timeSource: timeSource,
                   compressesRequests: !LoopbackAddress.isLoopback(host: configuration.endpoints.backend.host),
                   prewarmsWebSocket: configuration.streamingTransportPolicy.prefersWebSocket
-                      && configuration.streamingTransportPolicy.prewarmsWebSocket)
+                      && configuration.streamingTransportPolicy.prewarmsWebSocket,
+                  threads: threads)
     }
 
     /// The client with explicit transports (tests and benchmarks). `compressesRequests`: send
@@ -70,11 +90,11 @@ public actor ChappieClient {
     /// backend but a local one (the emulator).
     init(configuration: ChappieConfiguration, tools: [ChappieHostTool] = [], toolApprovalHandler: ChappieToolApprovalHandler? = nil,
          transport: any HTTPTransport, webSockets: any WebSocketConnector = WebSocketConnectors.platformDefault(),
-         timeSource: ChappieTimeSource, compressesRequests: Bool = false, prewarmsWebSocket: Bool = false) {
+         timeSource: ChappieTimeSource, compressesRequests: Bool = false, prewarmsWebSocket: Bool = false,
+         threads: ThreadGroup = ThreadGroup()) {
         self.compressesRequests = compressesRequests
-        // The prewarm holds the turn slot from the start, so the first turn always goes after it
-        // (and on top of it), however soon it is started.
-        if prewarmsWebSocket { _ = turnGate.tryEnter() }
+        prewarmPending = prewarmsWebSocket
+        self.threads = threads
         self.webSockets = webSockets
         self.configuration = configuration
         harness = configuration.harness
@@ -87,7 +107,6 @@ public actor ChappieClient {
         let now = timeSource.now()
         state = ChappieClientContext(sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(),
                                      model: configuration.model, transcript: [], compactedSummary: nil, createdAt: now, updatedAt: now)
-        if prewarmsWebSocket { Task { [weak self] in await self?.prewarmHoldingTurn() } }
     }
 
     // MARK: Conversation
@@ -162,14 +181,30 @@ public actor ChappieClient {
         defer { leaveTurn() }
         try Task.checkCancellation()
         turnState = TurnState()
+        await prewarmIfPending()
+        try checkNotShutDown()
         let cancelled = runningTurnCancelled
-        return try await withTaskCancellationHandler {
-            try await Self.runningTurnOf.withValue(ObjectIdentifier(self)) {
-                try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
-                                    emit: emit, deliver: deliver)
+        // The turn's work runs in a task of its own, so that ``shutdown()`` can cancel it.
+        let (threads, client) = (threads, ObjectIdentifier(self))
+        let turn = Task {
+            try await ThreadGroup.current.withValue(threads) {
+                try await Self.runningTurnOf.withValue(client) {
+                    try await runRounds(appending: messages, replacing: replacing, model: model, options: options, textFormat: textFormat,
+                                        emit: emit, deliver: deliver)
+                }
             }
-        } onCancel: {
-            cancelled.withLock { $0 = true }
+        }
+        runningTurn = turn
+        defer { runningTurn = nil }
+        do {
+            return try await withTaskCancellationHandler {
+                try await turn.value
+            } onCancel: {
+                cancelled.withLock { $0 = true }
+                turn.cancel()
+            }
+        } catch is CancellationError where shutdownTask != nil {
+            throw ChappieClientError.clientShutDown
         }
     }
 
@@ -331,17 +366,126 @@ public actor ChappieClient {
                            webSockets: webSockets, socket: socket, turnState: turnState, compressesRequests: compressesRequests)
     }
 
-    /// Warms the WebSocket before the first turn (see ``ChappieStreamingTransportPolicy/prewarmsWebSocket``):
-    /// the request the next turn would make, with no input. It holds the turn slot, taken in the
-    /// initializer, so a turn started meanwhile waits the few milliseconds it takes.
-    private func prewarmHoldingTurn() async {
+    /// Opens and warms the WebSocket (see ``ChappieStreamingTransportPolicy/prewarmsWebSocket``),
+    /// so the first turn goes out incremental on it: the request the next turn would make, with no
+    /// input. Nothing when no one is signed in, when the policy does not prefer WebSocket, or when
+    /// a socket is kept already.
+    ///
+    /// Best effort: a failure is logged, and the next turn opens its own socket or falls back to
+    /// HTTP/SSE as the policy says. It waits for a running turn to end first; called after
+    /// ``shutdown()``, from the client's own tool handler or from a cancelled task, it does
+    /// nothing.
+    public func prewarm() async {
+        guard configuration.streamingTransportPolicy.prefersWebSocket, (try? await enterTurn()) != nil else { return }
         defer { leaveTurn() }
-        guard (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
+        prewarmPending = false
+        await warmWebSocket()
+    }
+
+    /// The warm-up the policy asks for before the first turn, once; the caller holds the turn slot.
+    private func prewarmIfPending() async {
+        guard prewarmPending else { return }
+        prewarmPending = false
+        await warmWebSocket()
+    }
+
+    /// ``prewarm()`` once the turn slot is held.
+    private func warmWebSocket() async {
+        guard await !socket.holdsSocket, (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
         let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,
                                         tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID,
                                         strictToolNames: strictToolNames)
-        await runner.prewarm(body: body.json, sessionID: state.threadID)
+        let (runner, sessionID) = (runner, state.threadID)
+        await ThreadGroup.current.withValue(threads) { await runner.prewarm(body: body.json, sessionID: sessionID) }
     }
+
+    // MARK: Lifetime
+
+    /// Shuts the client down for good, and returns once it is down:
+    /// - later turns, compactions and catalog requests throw ``ChappieClientError/clientShutDown``
+    ///   at once, sending nothing, and so do the turns still queued;
+    /// - the running turn is cancelled and waited for: its caller gets
+    ///   ``ChappieClientError/clientShutDown``, and the text it showed stays in ``context()``,
+    ///   marked ``ChappieInputMessage/isPartial`` (a compaction that runs is waited for);
+    /// - the kept WebSocket is closed with a normal closure (code 1000);
+    /// - the HTTP transport stops, and every thread the client started (on Linux the libcurl
+    ///   loop and the WebSocket's I/O thread) has ended when it returns.
+    ///
+    /// The context stays readable and changeable, to save or to resume in a new client. Safe to
+    /// call more than once and from any task: later calls wait for the first one's work. Called
+    /// from one of the client's own tool handlers, it cancels that turn and returns at once; the
+    /// rest happens once the turn has ended. It cannot be cancelled: it waits at most for the
+    /// running turn to end and for the server to answer the WebSocket's close (2 seconds at most).
+    public func shutdown() async {
+        let work = startShutdown()
+        if Self.runningTurnOf.get() == ObjectIdentifier(self) { return }
+        await work.value
+    }
+
+    /// Runs a client for the length of `body` and always shuts it down
+    /// (``shutdown()``), whether `body` returns or throws:
+    ///
+    /// ```swift
+    /// let reply = try await ChappieClient.with(configuration: configuration) { client in
+    ///     try await client.send("Hello")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: what the client is built from (see ``init(configuration:tools:toolApprovalHandler:timeSource:)``).
+    ///   - tools: the host tools the model may call.
+    ///   - toolApprovalHandler: decides on `.ask` tool calls; without one they are denied.
+    ///   - isolation: the caller's actor, so `body` runs where the caller does.
+    ///   - body: the work, given the client. Keep no reference to the client past it: afterwards
+    ///     it throws ``ChappieClientError/clientShutDown``.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, after the client has shut down.
+    public static func with<Result>(
+        configuration: ChappieConfiguration = ChappieConfiguration(), tools: [ChappieHostTool] = [],
+        toolApprovalHandler: ChappieToolApprovalHandler? = nil, isolation: isolated (any Actor)? = #isolation,
+        _ body: (ChappieClient) async throws -> Result
+    ) async rethrows -> Result {
+        let client = ChappieClient(configuration: configuration, tools: tools, toolApprovalHandler: toolApprovalHandler)
+        do {
+            let result = try await body(client)
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    /// The shutdown's work, started by the first call.
+    private func startShutdown() -> Task<Void, Never> {
+        if let shutdownTask { return shutdownTask }
+        if let runningTurn {
+            runningTurnCancelled.withLock { $0 = true }
+            runningTurn.cancel()
+        }
+        // Detached: it must not inherit a tool handler's turn (or its cancellation).
+        let work = Task.detached { [self] in await finishShutdown() }
+        shutdownTask = work
+        return work
+    }
+
+    /// Waits for the running and queued turns (which throw at once now), then closes the socket
+    /// and stops the transport and every thread of the client.
+    private func finishShutdown() async {
+        await turnGate.enterIgnoringCancellation()
+        defer { leaveTurn() }
+        await socket.close()
+        await pipeline.transport.shutdown()
+        await threads.join()
+    }
+
+    /// Throws ``ChappieClientError/clientShutDown`` once ``shutdown()`` was called.
+    private func checkNotShutDown() throws {
+        if shutdownTask != nil { throw ChappieClientError.clientShutDown }
+    }
+
+    /// The kernel ids of the threads the client started that have not been reaped (for tests).
+    nonisolated var threadIDs: [Int32] { threads.threadIDs }
 
     /// Waits until no other turn runs; turns start in call order. Throws
     /// ``ChappieClientError/reentrantTurn`` at once when called from this client's own running
@@ -349,7 +493,12 @@ public actor ChappieClient {
     /// `CancellationError` when the caller is cancelled while it waits.
     private func enterTurn() async throws {
         if Self.runningTurnOf.get() == ObjectIdentifier(self) { throw ChappieClientError.reentrantTurn }
+        try checkNotShutDown()
         try await turnGate.enter()
+        if shutdownTask != nil {
+            turnGate.leave()
+            throw ChappieClientError.clientShutDown
+        }
     }
 
     /// Applies the context changes asked for during the turn, then hands the turn to the next
@@ -549,7 +698,8 @@ public actor ChappieClient {
     /// server's order. Either catalog belongs to the signed-in account: a sign-in to another
     /// account (or route) fetches it anew.
     public func models(forceRefresh: Bool) async throws -> [ChappieModel] {
-        try await catalog.models(forceRefresh: forceRefresh, sessionID: state.threadID)
+        try checkNotShutDown()
+        return try await catalog.models(forceRefresh: forceRefresh, sessionID: state.threadID)
     }
 
     /// The best model for `filter` (default: usable in the API with text input): the first
@@ -582,6 +732,7 @@ public actor ChappieClient {
     /// ``ChappieClientError/publicAPI(_:)`` with ``ChappieAPIError/Code/usageFiguresUnavailable``
     /// at once, without a request; link to ``ChappieAPIError/manageUsageURL-type.property`` ("Manage usage") instead.
     public func usageLimits() async throws -> ChappieUsageLimitSnapshot {
+        try checkNotShutDown()
         if try await pipeline.backend() == .publicAPI {
             throw ChappieClientError.publicAPI(ChappieAPIError(code: .usageFiguresUnavailable))
         }

@@ -49,6 +49,13 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
     /// one of its own tool handlers: it would wait forever for the turn that waits for the
     /// handler, so nothing was sent. Start it after that turn ends, or on another client.
     case reentrantTurn
+    /// The client was shut down (``ChappieClient/shutdown()``, or the end of
+    /// ``ChappieClient/with(configuration:tools:toolApprovalHandler:isolation:_:)``): it takes no
+    /// more turns, compactions or catalog requests, and a turn it was running when it shut down
+    /// ends with this error (the text shown stays in its context). Nothing was sent. Create a
+    /// new client to continue; ``ChappieClient/context()`` of this one can seed it through
+    /// ``ChappieClient/resumeContext(_:)``.
+    case clientShutDown
     /// The server refused to open the streaming WebSocket: it answered the upgrade request with
     /// this HTTP status instead of switching protocols (404 Not Found, 421 Misdirected Request, …).
     /// `url` is the socket's address without query (scheme, host, port and path), so the message
@@ -112,6 +119,7 @@ public enum ChappieClientError: Error, Sendable, Equatable, LocalizedError {
         case .responseIncomplete(let reason): "The response ended early: \(reason)."
         case .streamEndedBeforeCompletion: "The connection closed before the response completed."
         case .reentrantTurn: "A tool handler started a turn on the client whose turn it runs in; start it after that turn, or on another client."
+        case .clientShutDown: "The client was shut down; create a new client to continue (its context can be resumed there)."
         case .webSocketUpgradeRefused(let status, let url):
             "The server refused the WebSocket at \(url): HTTP \(status) instead of switching protocols."
         case .webSocketConnectionLimitReached: "The server ended the streaming connection at its time limit before the reply completed."

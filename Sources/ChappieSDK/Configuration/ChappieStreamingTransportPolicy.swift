@@ -19,9 +19,11 @@ public struct ChappieStreamingTransportPolicy: Sendable, Hashable, Codable {
     /// reading) goes over HTTP/SSE on its own, or fails the same way; later ones try the
     /// WebSocket again.
     public var fallsBackToHTTPSSE: Bool
-    /// Open and warm the WebSocket as soon as the client is created (a `response.create` with
-    /// `"generate": false` and no input), so the first turn streams on a connection
-    /// that is already up and goes out incremental. Only with `prefersWebSocket`.
+    /// Open and warm the WebSocket at the start of the client's first turn, before its request
+    /// (a `response.create` with `"generate": false` and no input), so the turn streams on a
+    /// connection that is already up and goes out incremental. Creating a client sends nothing;
+    /// call ``ChappieClient/prewarm()`` to warm the socket earlier (it does so whatever this
+    /// flag says). Only with `prefersWebSocket`.
     public var prewarmsWebSocket: Bool
 
     /// Creates a policy.

@@ -27,6 +27,12 @@ final class CurlHTTPTransport: HTTPTransport, Sendable {
 
     deinit { loop.stop() }
 
+    /// Stops the loop (running transfers end with `CancellationError`, later ones fail at once)
+    /// and waits until its thread has ended.
+    func shutdown() async {
+        await loop.stopAndWait()
+    }
+
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
@@ -63,13 +69,17 @@ private final class CurlLoop: @unchecked Sendable {
     private var commands: [Command] = []
     private var stopping = false
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// The loop's thread; set once, in `init`.
+    private var thread: JoinableThread?
 
     init?() {
         guard let multi = chappie_curl_multi_init() else { return nil }
         self.multi = multi
-        let thread = Thread { [self] in run() }
-        thread.name = "Chappie.http"
-        thread.start()
+        guard let thread = JoinableThread(name: "Chappie.http", body: { [self] in run() }) else {
+            chappie_curl_multi_cleanup(multi)
+            return nil
+        }
+        self.thread = thread
     }
 
     /// Queues `command` for the loop thread and wakes it.
@@ -93,6 +103,12 @@ private final class CurlLoop: @unchecked Sendable {
             stopping = true
             chappie_curl_multi_wakeup(multi)
         }
+    }
+
+    /// ``stop()``, then waits until the loop's thread has ended.
+    func stopAndWait() async {
+        stop()
+        await thread?.join()
     }
 
     private func run() {

@@ -68,9 +68,16 @@ protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the head and the body stream.
     /// Throws ``TransportError`` when no response head arrives, or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream)
+    /// Ends the transport's work for good and waits until its threads have ended: running
+    /// requests fail with `CancellationError`, later ones at once. Called once, when its client
+    /// shuts down (each client owns its transport).
+    func shutdown() async
 }
 
 extension HTTPTransport {
+    /// Nothing to stop (transports without threads of their own).
+    func shutdown() async {}
+
     /// Sends `request` and reads the whole body, failing past `maximumBytes`, and with
     /// ``TransportError/deadlineExceeded(_:)`` once ``HTTPRequest/deadline`` has passed.
     /// Throws ``TransportError`` or `CancellationError`.

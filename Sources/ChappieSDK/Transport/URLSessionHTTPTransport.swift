@@ -24,8 +24,22 @@ import FoundationNetworking
 final class URLSessionHTTPTransport: HTTPTransport, Sendable {
     private let router = SessionRouter()
     private let sessions = LockedBox<(standard: URLSession?, direct: URLSession?)>((nil, nil))
+    /// Set by ``shutdown()``: no session is made or used after it.
+    private let isShutDown = LockedBox(false)
 
     init() {}
+
+    /// Cancels running tasks and invalidates the sessions; later requests throw
+    /// `CancellationError`. The sessions' own threads belong to the system.
+    func shutdown() async {
+        isShutDown.withLock { $0 = true }
+        let (standard, direct) = sessions.withLock { sessions in
+            defer { sessions = (nil, nil) }
+            return sessions
+        }
+        standard?.invalidateAndCancel()
+        direct?.invalidateAndCancel()
+    }
 
     deinit {
         let (standard, direct) = sessions.withLock { $0 }
@@ -37,6 +51,7 @@ final class URLSessionHTTPTransport: HTTPTransport, Sendable {
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
         try HTTPFieldSyntax.validate(request.headers)
+        if isShutDown.withLock({ $0 }) { throw CancellationError() }
         let loopback = LoopbackAddress.isLoopback(host: request.url.host)
         if loopback, let variable = ProxyEnvironment.variableProxying(request.url) {
             throw TransportError.unsupported(

@@ -69,7 +69,10 @@ actor ResponsesSocket {
         settling = Task { await ResponseInterrupt.settle(socket, responseID: responseID) }
     }
 
-    /// Closes the idle socket (and one still settling an interrupt).
+    /// Whether a socket is kept (idle, or settling an interrupt).
+    var holdsSocket: Bool { idle != nil || settling != nil }
+
+    /// Closes the idle socket (and one still settling an interrupt) with a normal closure.
     func close() {
         settling?.cancel()
         settling = nil

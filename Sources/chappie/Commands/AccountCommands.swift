@@ -53,7 +53,7 @@ enum AccountCommands {
         var unchecked: String?
         if session.state == .signedIn, session.accountInfo?.planUsageEnabled == nil {
             do {
-                _ = try await Chappie.client(configuration: environment.configuration).usageLimits()
+                _ = try await CLIClients.client(configuration: environment.configuration).usageLimits()
             } catch let error as ChappieClientError where !error.requiresReauthentication {
                 unchecked = error.errorDescription ?? "request failed"
             } catch is ChappieClientError {

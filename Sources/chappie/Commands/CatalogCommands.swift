@@ -8,7 +8,7 @@ enum CatalogCommands {
     static func models(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         let json = arguments.flag("json")
         try await AccountCommands.ensureSignedIn(environment, json: json)
-        let models = try await Chappie.client(configuration: environment.configuration).models()
+        let models = try await CLIClients.client(configuration: environment.configuration).models()
         if json {
             for model in models {
                 Terminal.jsonLine(ChappieJSONValue.object([
@@ -63,7 +63,7 @@ enum CatalogCommands {
     static func usage(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         let json = arguments.flag("json")
         try await AccountCommands.ensureSignedIn(environment, json: json)
-        guard let snapshot = try await usageLimits(Chappie.client(configuration: environment.configuration)) else {
+        guard let snapshot = try await usageLimits(CLIClients.client(configuration: environment.configuration)) else {
             printPlanUsage(json: json)
             return
         }

@@ -32,7 +32,7 @@ enum ChatCommand {
             tools = [tool]
         case let other?: throw UsageError(message: "unknown sample '\(other)' (known: inventory)")
         }
-        let client = Chappie.client(configuration: environment.configuration, harness: harness, tools: tools,
+        let client = CLIClients.client(configuration: environment.configuration, harness: harness, tools: tools,
                                     toolApprovalHandler: { request in await askApproval(request) })
         let store = ThreadCommands.store()
         let runtime = client.runtime(store: store)

@@ -13,7 +13,7 @@ enum ConversationCommands {
         let json = arguments.flag("json")
         let attachments = try arguments.option("image").map(images) ?? []
         try await AccountCommands.ensureSignedIn(environment, json: json)
-        let client = Chappie.client(configuration: environment.configuration)
+        let client = CLIClients.client(configuration: environment.configuration)
         if let model = arguments.option("model") { await CatalogCommands.warnIfUnknownModel(model, client: client, json: json) }
         var options = ChappieMessageOptions(fastMode: arguments.flag("fast"))
         if arguments.flag("web-search") { options.webSearch = true }

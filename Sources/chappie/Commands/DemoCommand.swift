@@ -14,7 +14,11 @@ enum DemoCommand {
         var demoArguments = arguments
         demoArguments.flags.insert("emulator")
         let environment = try await CLIEnvironment.make(demoArguments, emulatorPollInterval: 1)
-        defer { Task { await environment.shutdown() } }
+        try await environment.closing { try await run(arguments, environment) }
+    }
+
+    /// The demo's steps in `environment`.
+    private static func run(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         let json = arguments.flag("json")
         if !json {
             Terminal.line(Terminal.bold("Chappie demo") + Terminal.dim(" — everything runs against a local emulator; no account or network needed."))
@@ -29,7 +33,7 @@ enum DemoCommand {
             try await EmulatorSignInWithChatGPT.signIn(environment.configuration, emulator: emulator)
             await session.reload()
             if !json {
-                let info = try await Chappie.client(configuration: environment.configuration).accountInfo()
+                let info = try await CLIClients.client(configuration: environment.configuration).accountInfo()
                 Terminal.line("Signed in as \(Terminal.sanitizedLine(info.email ?? "unknown")), using your ChatGPT plan.")
                 Terminal.line(Terminal.dim("(The emulator approved the app's registration at once, as if you had clicked Approve on its consent page.)"))
             }
@@ -43,7 +47,7 @@ enum DemoCommand {
         }
         // One client and one runtime for both steps, so the saved thread holds the streamed
         // answer and the tool call; in memory, so the user's own threads never see the demo's.
-        let client = Chappie.client(configuration: environment.configuration, harness: ChappieHarnessSamples.inventory,
+        let client = CLIClients.client(configuration: environment.configuration, harness: ChappieHarnessSamples.inventory,
                                     tools: [DemoTools.lookupStock])
         let store = ChappieInMemoryThreadStore()
         let runtime = client.runtime(store: store)

@@ -222,7 +222,7 @@ enum ThreadCommands {
         let environment = try await CLIEnvironment.make(arguments)
         defer { Task { await environment.shutdown() } }
         try await AccountCommands.ensureSignedIn(environment, json: json)
-        let client = Chappie.client(configuration: environment.configuration)
+        let client = CLIClients.client(configuration: environment.configuration)
         let runtime = client.runtime(store: store)
         try await runtime.resume(threadID: id)
         // The thread brings its own model; an explicit --model switches it, as /model does in chat.

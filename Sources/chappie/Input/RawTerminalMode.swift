@@ -8,7 +8,7 @@ import Darwin
 /// Switches a terminal's input to raw mode for ``LineEditor`` and back: no line buffering and no
 /// echo (the editor draws the line), while Ctrl-C still sends SIGINT and output still turns `\n`
 /// into CR LF. The terminal's settings are put back by ``restore()``, which
-/// `ChappieCommand.terminate(_:)` also calls, so no exit leaves the user's shell in raw mode.
+/// `ChappieCommand.terminate(_:)` and `terminateNow(_:)` also call, so no exit leaves the user's shell in raw mode.
 enum RawTerminalMode {
     /// The settings before ``enable(_:)``, and their descriptor; nil when not in raw mode.
     private nonisolated(unsafe) static var saved: (descriptor: Int32, settings: termios)?

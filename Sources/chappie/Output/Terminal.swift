@@ -29,10 +29,10 @@ enum Terminal {
             // SIGPIPE may be ignored (then the write returned EPIPE): die of it as a pipeline expects.
             signal(SIGPIPE, SIG_DFL)
             raise(SIGPIPE)
-            ChappieCommand.terminate(128 + SIGPIPE)
+            ChappieCommand.terminateNow(128 + SIGPIPE)
         }
         _ = writeAll(STDERR_FILENO, "chappie: cannot write output: \(String(cString: strerror(failure)))\n")
-        ChappieCommand.terminate(1)
+        ChappieCommand.terminateNow(1)
     }
 
     /// Writes a line to standard output.

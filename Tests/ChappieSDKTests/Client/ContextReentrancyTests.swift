@@ -103,7 +103,7 @@ struct ContextReentrancyTests {
 }
 
 /// Lets a tool handler reach the client it runs in.
-private actor ClientBox {
+actor ClientBox {
     private(set) var client: ChappieClient?
     func set(_ client: ChappieClient) { self.client = client }
 }

@@ -21,6 +21,14 @@ func gettingStarted(userID: String) async throws {
     }
 }
 
+func summarise(configuration: ChappieConfiguration) async throws -> String {
+    let client = Chappie.client(configuration: configuration)
+    await client.prewarm()  // optional: opens the connection ahead of the first turn
+    let reply = try await client.send("Summarise my day")
+    await client.shutdown()  // closes the connection; the client's threads have ended
+    return reply
+}
+
 @Suite("DocC articles: Getting started")
 struct GettingStartedSnippetTests {
     @Test("a new user signs in with the device code, then the reply streams")
@@ -42,6 +50,15 @@ struct GettingStartedSnippetTests {
             await docs.emulator.scriptReplies(.text("Welcome back."))
             try await gettingStarted(userID: "default")
             #expect(docs.output.text == "Welcome back.")
+        }
+    }
+
+    @Test("a client warmed ahead of its turn answers, then shuts down")
+    func lifetime() async throws {
+        try await DocsEnvironment.run { docs in
+            await docs.emulator.scriptReplies(.text("You have two meetings."))
+            let reply = try await summarise(configuration: ChappieConfiguration())
+            #expect(reply == "You have two meetings.")
         }
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// when the server accepts it.
 ///
 /// Each connection runs on a thread of its own (``RFC6455IOLoop``), so nothing blocks Swift's
-/// cooperative pool. `wss:` is required except to literal loopback hosts. Redirects are refused
+/// cooperative pool; it belongs to the ``ThreadGroup`` of the task that connects (a client's, so
+/// its shutdown can wait for it). `wss:` is required except to literal loopback hosts. Redirects are refused
 /// (a 3xx is ``WebSocketError/handshakeRejected(status:)``), so a token never goes to another
 /// host. The handshake headers are sent as given and never logged or quoted in an error.
 ///
@@ -92,9 +93,10 @@ struct RFC6455WebSocketConnector: WebSocketConnector {
             offersPerMessageDeflate: offersPerMessageDeflate, maximumMessageBytes: maximumMessageBytes,
             maximumHandshakeHeadBytes: maximumHandshakeHeadBytes, closeTimeout: closeTimeout)
         let core = RFC6455ConnectionCore(wakeup: try WakeupSignal())
-        let thread = Thread { RFC6455IOLoop(core: core, plan: plan).run() }
-        thread.name = Wire.threadName
-        thread.start()
+        // Joined by the client's shutdown when it runs in the client's thread group.
+        guard JoinableThread(name: Wire.threadName, body: { RFC6455IOLoop(core: core, plan: plan).run() }) != nil else {
+            throw WebSocketError.network("could not start the connection's thread")
+        }
         // The deadline also holds while the thread sits in getaddrinfo, which poll cannot interrupt.
         let deadline = DispatchWorkItem { [weak core] in
             core?.abandon(WebSocketError.openTimedOut)
