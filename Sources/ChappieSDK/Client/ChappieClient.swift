@@ -283,6 +283,9 @@ public actor ChappieClient {
     /// cannot be fetched, or that does not list the model, leaves the decision to the server.
     /// Throws ``ChappieInputError``.
     private func checkInput(_ messages: [ChappieInputMessage], options: ChappieMessageOptions, model slug: String) async throws -> Bool {
+        if let message = messages.first(where: { $0.role != .user && !$0.attachments.isEmpty }) {
+            throw ChappieInputError.attachmentsOutsideUserMessage(role: message.role.rawValue)
+        }
         let attachments = messages.flatMap(\.attachments)
         let wantsSearch = options.webSearch ?? configuration.webSearch
         guard !attachments.isEmpty || wantsSearch else { return false }

@@ -19,6 +19,9 @@ public enum ChappieInputError: Error, Sendable, Equatable, LocalizedError {
     case imageTypeMismatch(declared: String, detected: String)
     /// An image URL that is neither `https:` nor `http:` (the URL without its query, cut short).
     case unsupportedImageURL(String)
+    /// A message of another role than `user` carries attachments (the role's name): the backend
+    /// takes images only in user messages, so they would not reach the model.
+    case attachmentsOutsideUserMessage(role: String)
     /// Web search was asked for in a message, but the model (its slug) does not support the search
     /// tool: its catalog entry's ``ChappieModel/supportsSearchTool`` is false.
     case webSearchUnsupported(model: String)
@@ -33,6 +36,7 @@ public enum ChappieInputError: Error, Sendable, Equatable, LocalizedError {
         case .notAnImage(let declared): "The attachment is not a PNG, JPEG, GIF or WebP image (declared as \(declared))."
         case .imageTypeMismatch(let declared, let detected): "The image is declared as \(declared) but its data is \(detected)."
         case .unsupportedImageURL(let url): "Image URLs must be https or http: \(url)"
+        case .attachmentsOutsideUserMessage(let role): "Only user messages can carry images; a \(role) message has some."
         case .webSearchUnsupported(let model): "The model \(model) does not support web search."
         }
     }
@@ -46,6 +50,7 @@ public enum ChappieInputError: Error, Sendable, Equatable, LocalizedError {
         case .tooManyImageBytes: "Send fewer images per message, or scale them down."
         case .imageTypeMismatch: "Pass the MIME type that matches the data."
         case .unsupportedImageURL: "Load the image yourself and attach its data."
+        case .attachmentsOutsideUserMessage: "Attach the images to a user message."
         case .webSearchUnsupported: "Choose a model whose supportsSearchTool is true, or send the message without web search."
         }
     }

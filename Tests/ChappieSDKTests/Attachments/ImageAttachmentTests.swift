@@ -21,6 +21,17 @@ func userItems(_ body: ChappieJSONValue) -> [ChappieJSONValue] {
 
 @Suite("Image attachments against the emulator")
 struct ImageAttachmentTests {
+    @Test("images on a message that is not the user's are refused before sending, not dropped")
+    func attachmentsOutsideUser() async throws {
+        try await withSignedInClient { emulator, client, _ in
+            let message = ChappieInputMessage(role: .assistant, text: "here", attachments: [.image(data: pngBytes(), mimeType: "image/png")])
+            await #expect(throws: ChappieInputError.attachmentsOutsideUserMessage(role: "assistant")) {
+                _ = try await client.response(ChappieResponseRequest(messages: [message, .user("what did you show?")]))
+            }
+            #expect(await responseRequests(emulator).isEmpty)
+        }
+    }
+
     @Test("an image near the documented 20 MB limit goes through the emulator over HTTP (its body limit is not 16 MiB)")
     func largeImage() async throws {
         try await withSignedInClient { _, client, _ in
