@@ -89,13 +89,20 @@ enum SignInWithChatGPTPresenter {
 /// (the SDK's listener). Anything else (a consent page) is left for a person.
 enum LoopbackRedirectFollower {
     static func follow(_ url: URL) async {
-        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 15
+        let session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
-        guard let (_, response) = try? await session.data(from: url), let http = response as? HTTPURLResponse,
-              (300..<400).contains(http.statusCode), let location = http.value(forHTTPHeaderField: "Location"),
-              let target = URL(string: location), target.host == "127.0.0.1"
-        else { return }
-        _ = try? await session.data(from: target)
+        // A few tries: a busy machine can drop a loopback connection, and nothing else would
+        // bring the sign-in back (it would wait for its own deadline).
+        for attempt in 1...5 {
+            if attempt > 1 { try? await Task.sleep(for: .milliseconds(200 * attempt)) }
+            guard let (_, response) = try? await session.data(from: url), let http = response as? HTTPURLResponse,
+                  (300..<400).contains(http.statusCode), let location = http.value(forHTTPHeaderField: "Location"),
+                  let target = URL(string: location), target.host == "127.0.0.1"
+            else { continue }
+            if (try? await session.data(from: target)) != nil { return }
+        }
     }
 
     /// Refuses every redirect, so the answer's `Location` can be checked first.
