@@ -222,7 +222,13 @@ struct DeltaEventScanner {
                      UInt8(ascii: "t"):
                     continue
                 case UInt8(ascii: "u"):
-                    guard hexUnit() != nil else { return false }
+                    // A lone surrogate, which the JSON decoder rejects, makes the scanner step aside too.
+                    guard let unit = hexUnit(), !(0xDC00...0xDFFF).contains(unit) else { return false }
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard consume(Wire.backslash), consume(UInt8(ascii: "u")), let low = hexUnit(), (0xDC00...0xDFFF).contains(low) else {
+                            return false
+                        }
+                    }
                 default:
                     return false
                 }

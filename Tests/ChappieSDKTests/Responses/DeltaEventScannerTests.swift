@@ -39,6 +39,8 @@ struct DeltaEventScannerTests {
         // exponent of three digits or more, or a long integer part, is left to the decoder.
         #"{"type":"response.output_text.delta","delta":"a","n":{"a":[3,-2.6666e5663]}}"#, #"{"delta":"a","n":1e400}"#,
         #"{"delta":"a","n":1E-400}"#, #"{"delta":"a","n":\#(String(repeating: "9", count: 400))}"#,
+        // A lone surrogate in a skipped key or value (the decoder rejects it; found by the fuzzer).
+        #"{"a\uDDDD":[],"delta":"x"}"#, #"{"delta":"x","other":"\uD800z"}"#, #"{"delta":"x","other":"\uD800\u0041"}"#,
     ])
     func handsBackUnusualInput(_ json: String) {
         #expect(DeltaEventScanner.scan(json) == nil)
