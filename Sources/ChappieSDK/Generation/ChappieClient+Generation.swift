@@ -4,18 +4,18 @@ extension ChappieClient {
     ///
     /// Throws ``ChappieGenerationError`` (the schema is unusable or refused, the reply is cut
     /// short or does not decode), ``ChappieClientError`` or `CancellationError`.
-    public func send<Value: ChappieGenerable>(_ text: String, generating type: Value.Type = Value.self) async throws -> Value {
+    public nonisolated func send<Value: ChappieGenerable>(_ text: String, generating type: Value.Type = Value.self) async throws -> Value {
         try await send(.user(text), generating: type)
     }
 
     /// Sends `message` and returns the reply as a `Value` (see ``send(_:generating:)-(String,_)``).
     ///
     /// Throws ``ChappieGenerationError``, ``ChappieClientError`` or `CancellationError`.
-    public func send<Value: ChappieGenerable>(_ message: ChappieInputMessage, generating type: Value.Type = Value.self) async throws -> Value {
+    public nonisolated func send<Value: ChappieGenerable>(_ message: ChappieInputMessage, generating type: Value.Type = Value.self) async throws -> Value {
         let format = try GenerationFormat<Value>()
         let response: ChappieResponse
         do {
-            response = try await runStructuredTurn(message, textFormat: format.json, emit: { _ in }, deliver: nil)
+            response = try await runStructuredTurn(message, textFormat: format.json, events: .none)
         } catch {
             throw GenerationFormat<Value>.mapRefusal(error)
         }
@@ -40,9 +40,7 @@ extension ChappieClient {
             return ChappieGenerationStream(failure: error)
         }
         let textFormat = format.json
-        let events = makeStream { client, events in
-            try await client.runStructuredTurn(message, textFormat: textFormat, emit: events.emit, deliver: events.deliver)
-        }
+        let events = makeStream { [self] _, events in try await runStructuredTurn(message, textFormat: textFormat, events: events) }
         return ChappieGenerationStream(events: events, format: format)
     }
 
@@ -51,16 +49,13 @@ extension ChappieClient {
     /// the turn is sent once more with the schema as an instruction in the input instead, and
     /// later turns go that way at once; the reply is decoded and checked against the type as
     /// always.
-    private func runStructuredTurn(_ message: ChappieInputMessage, textFormat: ChappieJSONValue,
-                                   emit: @escaping @Sendable (ChappieStreamEvent) -> Void,
-                                   deliver: (@Sendable (ChappieStreamEvent) async -> Void)?) async throws -> ChappieResponse {
+    private nonisolated func runStructuredTurn(_ message: ChappieInputMessage, textFormat: ChappieJSONValue,
+                                               events: ConversationEngine.TurnEvents) async throws -> ChappieResponse {
         do {
-            return try await runTurn(appending: [message], replacing: false, model: nil, options: message.options, textFormat: textFormat,
-                                     emit: emit, deliver: deliver)
+            return try await engine.runTurn(.message(message, textFormat: textFormat), events: events)
         } catch ChappieClientError.publicAPI(let error) where error.code == .unsupportedCapability
                     && PublicAPIRequestBody.namesStructuredOutput(error.param) {
-            return try await runTurn(appending: [message], replacing: false, model: nil, options: message.options, textFormat: textFormat,
-                                     emit: emit, deliver: deliver)
+            return try await engine.runTurn(.message(message, textFormat: textFormat), events: events)
         }
     }
 }

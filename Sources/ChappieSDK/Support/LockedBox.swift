@@ -8,14 +8,14 @@ import Foundation
 /// `withLock`, which holds the lock for the whole closure, and the closure cannot leak an
 /// `inout` reference. ChappieSDK's only other `@unchecked Sendable` types are the libcurl loop and
 /// transfer (`CurlHTTPTransport.swift`), whose unlocked state is touched on their loop thread only.
-final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

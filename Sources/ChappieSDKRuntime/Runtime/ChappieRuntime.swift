@@ -8,7 +8,15 @@ import Foundation
 /// The runtime has a current thread: none at first, created by the first turn, replaced by
 /// ``resume(threadID:)`` or ``startNewThread()``. Each turn stores the client's context (the
 /// transcript) and a ``ChappieThreadTurn`` record with the output, tool calls, usage and, for a
-/// turn that did not complete, the error. Turns run one at a time in call order.
+/// turn that did not complete, the error.
+///
+/// The runtime and its client share one queue: the runtime's turns and thread changes run one at
+/// a time in call order with the client's own turns and context changes, and a turn is stored
+/// before anything queued behind it runs. Called from a tool handler of the client's running
+/// turn, a turn or thread change (``send(_:)-(String)``, ``stream(_:)-(String)``,
+/// ``resume(threadID:)``, ``delete(threadID:)``, ``compact()``) throws
+/// ``/ChappieSDK/ChappieClientError/reentrantTurn`` at once instead of waiting for the turn
+/// that waits for it.
 ///
 /// Drive the conversation through the runtime only: turns sent on the client directly are not
 /// recorded (their messages appear in the thread with the next runtime turn). If the current
@@ -23,8 +31,6 @@ public actor ChappieRuntime {
 
     private let now: @Sendable () -> Date
     private var current: CurrentThread?
-    /// One turn or thread change at a time, in call order.
-    private let gate = FIFOGate()
 
     /// Creates a runtime; ``ChappieSDK/ChappieClient/runtime(store:)`` is the usual way.
     /// - Parameters:
@@ -76,15 +82,19 @@ public actor ChappieRuntime {
         }
     }
 
-    /// Runs one turn through the client's stream, stores it (completed, failed or cancelled)
-    /// and returns the stored record; rethrows the turn's error after storing it.
-    /// `deliver`, when given, sends a pending approval request and returns once the consumer
-    /// dealt with it, so the client's approval handler (which waits for the runtime to ask for
-    /// the next event) runs only after that.
+    /// Runs one turn through the client, stores it (completed, failed or cancelled) and returns
+    /// the stored record; rethrows the turn's error after storing it. The turn and its storing
+    /// run while no other turn or context change of the client runs, so turns are stored in the
+    /// order they ran. `deliver`, when given, sends a pending approval request and returns once
+    /// the consumer dealt with it, so the client's approval handler runs only after that.
     private func runTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void,
                          deliver: (@Sendable (ChappieRuntimeTurnEvent) async -> Void)? = nil) async throws -> ChappieThreadTurn {
-        try await gate.enter()
-        defer { gate.leave() }
+        try await client.exclusively { try await self.recordTurn(message, emit: emit, deliver: deliver) }
+    }
+
+    /// ``runTurn(_:emit:deliver:)`` once the client is held.
+    private func recordTurn(_ message: ChappieInputMessage, emit: @escaping @Sendable (ChappieRuntimeTurnEvent) -> Void,
+                            deliver: (@Sendable (ChappieRuntimeTurnEvent) async -> Void)?) async throws -> ChappieThreadTurn {
         let turnID = UUID()
         // A new thread takes the conversation's own id (its prompt cache key), so the thread and
         // its context carry one id.
@@ -92,29 +102,29 @@ public actor ChappieRuntime {
         if let current { threadID = current.id } else { threadID = UUID(uuidString: await client.context().threadID) ?? UUID() }
         let startedAt = now()
         emit(.turnStarted(ChappieRuntimeTurnStart(threadID: threadID, turnID: turnID, input: [message])))
-        var recorder = TurnRecorder()
-        var turnError: (any Error)?
-        do {
-            for try await event in client.stream(message) {
-                for runtimeEvent in recorder.record(event) {
-                    if let deliver, case .approvalRequested(let approval) = runtimeEvent, approval.decision == .pending {
+        let mapper = RuntimeEventMapper()
+        let mappedEmit: @Sendable (ChappieStreamEvent) -> Void = { event in
+            for runtimeEvent in mapper.events(for: event) { emit(runtimeEvent) }
+        }
+        var mappedDeliver: (@Sendable (ChappieStreamEvent) async -> Void)?
+        if let deliver {
+            mappedDeliver = { event in
+                for runtimeEvent in mapper.events(for: event) {
+                    if case .approvalRequested(let approval) = runtimeEvent, approval.decision == .pending {
                         await deliver(runtimeEvent)
                     } else {
                         emit(runtimeEvent)
                     }
                 }
             }
-            if recorder.response == nil {
-                throw Task.isCancelled ? CancellationError() : ChappieClientError.streamEndedBeforeCompletion
-            }
-        } catch {
-            turnError = error
         }
-        let failure = turnError.map(ChappieThreadTurnFailure.init)
-        let record = recorder.turn(id: turnID, input: [message], startedAt: startedAt, endedAt: now(), failure: failure)
-        let stored = try await persist(record, threadID: threadID, title: ChappieThread.title(from: message.text, redactor: store.redactor))
-        let storedTurn = stored.turns.last ?? record
-        if let turnError {
+        let record = try await client.recordedTurn(message, emit: mappedEmit, deliver: mappedDeliver)
+        if let usage = record.response?.usage, record.failure == nil { emit(.usage(usage)) }
+        let failure = record.failure.map(ChappieThreadTurnFailure.init)
+        let turn = ChappieThreadTurn(record, id: turnID, startedAt: startedAt, endedAt: now(), failure: failure)
+        let stored = try await persist(turn, of: record, threadID: threadID, title: ChappieThread.title(from: message.text, redactor: store.redactor))
+        let storedTurn = stored.turns.last ?? turn
+        if let turnError = record.failure {
             if failure?.kind != .cancelled { emit(.turnFailed(storedTurn)) }
             throw turnError
         }
@@ -122,15 +132,17 @@ public actor ChappieRuntime {
         return storedTurn
     }
 
-    /// Stores `record` and the client's context: appended to the current thread, or as a new
-    /// thread `threadID` when there is none. When the client's transcript only grew since it was
-    /// last stored, only the new items go to the store (a journal store then writes what the turn
-    /// added, not the whole thread). Throws ``ChappieThreadStoreError``.
-    private func persist(_ record: ChappieThreadTurn, threadID: UUID, title: String) async throws -> ChappieThread {
-        let context = await client.context()
+    /// Stores `turn` and the client's context after it (`record`): appended to the current
+    /// thread, or as a new thread `threadID` when there is none. When the turn only appended to
+    /// the context this runtime last stored, only the new items go to the store (a journal
+    /// store then writes what the turn added, not the whole thread). Throws
+    /// ``ChappieThreadStoreError``.
+    private func persist(_ turn: ChappieThreadTurn, of record: ConversationTurnRecord, threadID: UUID, title: String) async throws
+        -> ChappieThread {
+        let context = record.context
         let stored: ChappieThread
-        if let current, let added = current.stored.itemsAdded(in: context) {
-            stored = try await store.appendTurn(record, transcriptItems: added, model: context.model, contextUpdatedAt: context.updatedAt,
+        if let current, current.revision == record.baseRevision, let added = record.appendedItems {
+            stored = try await store.appendTurn(turn, transcriptItems: added, model: context.model, contextUpdatedAt: context.updatedAt,
                                                 to: current.id, expectedTurnCount: current.turnCount)
         } else if let current {
             let expected = current.turnCount
@@ -138,15 +150,15 @@ public actor ChappieRuntime {
                 guard thread.turns.count == expected else { throw ChappieThreadStoreError.threadChangedElsewhere(thread.id) }
                 thread.context = context
                 thread.model = context.model
-                thread.turns.append(record)
-                thread.updatedAt = record.endedAt
+                thread.turns.append(turn)
+                thread.updatedAt = turn.endedAt
             }
         } else {
-            var thread = ChappieThread(id: threadID, title: title, context: context, createdAt: record.startedAt, turns: [record])
-            thread.updatedAt = record.endedAt
+            var thread = ChappieThread(id: threadID, title: title, context: context, createdAt: turn.startedAt, turns: [turn])
+            thread.updatedAt = turn.endedAt
             stored = try await store.save(thread)
         }
-        current = CurrentThread(id: stored.id, turnCount: stored.turns.count, stored: StoredContext(context))
+        current = CurrentThread(id: stored.id, turnCount: stored.turns.count, revision: record.revision)
         return stored
     }
 
@@ -155,45 +167,16 @@ public actor ChappieRuntime {
         var id: UUID
         /// Turns the thread had when this runtime last stored or read it.
         var turnCount: Int
-        /// The client's context as it was when this runtime last stored or read the thread.
-        var stored: StoredContext
-    }
-
-    /// What the runtime remembers of the client's context as last stored, to tell whether the
-    /// client only appended to its transcript since.
-    private struct StoredContext {
-        var sessionID: String
-        var threadID: String
-        var createdAt: Date
-        var compactedSummary: String?
-        var itemCount: Int
-        var lastItem: ChappieTranscriptItem?
-
-        init(_ context: ChappieClientContext) {
-            sessionID = context.sessionID
-            threadID = context.threadID
-            createdAt = context.createdAt
-            compactedSummary = context.compactedSummary
-            itemCount = context.transcript.count
-            lastItem = context.transcript.last
-        }
-
-        /// The transcript items `context` has after the stored ones, or nil when it is not the
-        /// stored conversation with items appended (cleared, compacted, resumed elsewhere).
-        func itemsAdded(in context: ChappieClientContext) -> [ChappieTranscriptItem]? {
-            guard context.sessionID == sessionID, context.threadID == threadID, context.createdAt == createdAt,
-                  context.compactedSummary == compactedSummary, context.transcript.count >= itemCount,
-                  itemCount == 0 || context.transcript[itemCount - 1] == lastItem else { return nil }
-            return Array(context.transcript[itemCount...])
-        }
+        /// The revision of the client's context that the thread holds.
+        var revision: Int
     }
 
     /// Returns once every turn and thread change started before the call has finished — a turn
     /// whose stream consumer stopped early is stored as cancelled by then. Use it before exiting
-    /// or reporting after cancelling a turn.
+    /// or reporting after cancelling a turn. Called from a tool handler of the client's own turn,
+    /// it returns at once (that turn cannot end before the handler does).
     public func waitUntilIdle() async {
-        await gate.enterIgnoringCancellation()
-        gate.leave()
+        _ = try? await client.exclusively(cancellable: false) {}
     }
 
     // MARK: Threads
@@ -204,21 +187,27 @@ public actor ChappieRuntime {
     /// cancelled while a turn runs.
     @discardableResult
     public func resume(threadID: UUID) async throws -> ChappieThread {
-        try await gate.enter()
-        defer { gate.leave() }
-        let thread = try await store.thread(id: threadID)
-        let context = await client.resumeContext(thread.context)
-        current = CurrentThread(id: thread.id, turnCount: thread.turns.count, stored: StoredContext(context))
-        return thread
+        try await client.exclusively {
+            let thread = try await self.store.thread(id: threadID)
+            let revision = await self.client.revisionedResume(thread.context).revision
+            await self.setCurrent(CurrentThread(id: thread.id, turnCount: thread.turns.count, revision: revision))
+            return thread
+        }
+    }
+
+    private func setCurrent(_ thread: CurrentThread?) {
+        current = thread
     }
 
     /// Starts a new conversation: the client's context is cleared (new prompt cache key) and the
-    /// next turn creates a new thread. Stored threads are unchanged.
+    /// next turn creates a new thread. Stored threads are unchanged. It waits for a running turn
+    /// to be stored first; called from a tool handler of the client's own turn, it does nothing
+    /// (it cannot wait for the turn that waits for it).
     public func startNewThread() async {
-        await gate.enterIgnoringCancellation()
-        defer { gate.leave() }
-        await client.clearContext()
-        current = nil
+        _ = try? await client.exclusively(cancellable: false) {
+            await self.client.clearContext()
+            await self.setCurrent(nil)
+        }
     }
 
     /// Non-archived threads, most recently updated first, from the store's index. Throws
@@ -266,12 +255,12 @@ public actor ChappieRuntime {
     /// ``startNewThread()``). Throws ``ChappieThreadStoreError``, or `CancellationError` when the
     /// caller is cancelled while a turn runs.
     public func delete(threadID: UUID) async throws {
-        try await gate.enter()
-        defer { gate.leave() }
-        try await store.delete(id: threadID)
-        if current?.id == threadID {
-            await client.clearContext()
-            current = nil
+        try await client.exclusively {
+            try await self.store.delete(id: threadID)
+            if await self.currentThreadID == threadID {
+                await self.client.clearContext()
+                await self.setCurrent(nil)
+            }
         }
     }
 
@@ -283,7 +272,8 @@ public actor ChappieRuntime {
     @discardableResult
     public func compact(summary: String, keepingLast: Int = 0) async throws -> ChappieThread {
         try await storeCompaction { client in
-            (await client.compactContext(summary: summary, keepingLast: keepingLast), summary)
+            let (context, revision) = await client.revisionedCompaction(summary: summary, keepingLast: keepingLast)
+            return (context, revision, summary)
         }
     }
 
@@ -295,19 +285,25 @@ public actor ChappieRuntime {
     @discardableResult
     public func compact() async throws -> ChappieThread {
         try await storeCompaction { client in
-            let context = try await client.compactContext()
-            return (context, context.compactedSummary ?? "")
+            let (context, revision) = try await client.revisionedCompaction()
+            return (context, revision, context.compactedSummary ?? "")
         }
     }
 
+    /// Runs `compacting` (which returns the new context, its revision and the summary) while no
+    /// turn runs, and stores the compaction in the current thread.
     private func storeCompaction(
-        _ compacting: (ChappieClient) async throws -> (ChappieClientContext, String)
+        _ compacting: @escaping @Sendable (ChappieClient) async throws -> (ChappieClientContext, Int, String)
     ) async throws -> ChappieThread {
-        try await gate.enter()
-        defer { gate.leave() }
+        try await client.exclusively { try await self.storeCompactionHoldingClient(compacting) }
+    }
+
+    private func storeCompactionHoldingClient(
+        _ compacting: @Sendable (ChappieClient) async throws -> (ChappieClientContext, Int, String)
+    ) async throws -> ChappieThread {
         guard let current else { throw ChappieRuntimeError.noCurrentThread }
         let before = await client.context().messageCount
-        let (context, summary) = try await compacting(client)
+        let (context, revision, summary) = try await compacting(client)
         let record = ChappieThreadCompaction(summary: summary, createdAt: now(), messagesBefore: before,
                                              messagesAfter: context.messageCount)
         let expected = current.turnCount
@@ -319,7 +315,7 @@ public actor ChappieRuntime {
             thread.compactions = [record]
             thread.updatedAt = record.createdAt
         }
-        self.current = CurrentThread(id: stored.id, turnCount: stored.turns.count, stored: StoredContext(context))
+        self.current = CurrentThread(id: stored.id, turnCount: stored.turns.count, revision: revision)
         return stored
     }
 
