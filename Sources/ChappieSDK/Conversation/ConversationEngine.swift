@@ -248,6 +248,7 @@ actor ConversationEngine {
                 continue
             }
             await catalog.noteModelsETag(head.header("x-models-etag"))
+            log.noteShown(response.outputText)
             transcript += response.items.compactMap(ChappieTranscriptItem.fromOutputItem)
             let calls = response.items.compactMap { $0["type"] == "function_call" ? ChappieFunctionCall(outputItem: $0) : nil }
             guard !calls.isEmpty else {

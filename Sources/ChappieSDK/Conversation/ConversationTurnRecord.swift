@@ -66,12 +66,15 @@ final class TurnLog: Sendable {
 
     private let state = LockedBox(State())
 
-    /// Records what `event` tells about the turn.
+    /// Records what `event` tells about the turn. Text is not taken from the deltas (the hot
+    /// path): ``noteShown(_:)`` gets it per round.
     func note(_ event: ChappieStreamEvent) {
+        switch event {
+        case .textDelta, .reasoningSummaryDelta, .webSearch, .usageLimits, .completed: return
+        case .toolCallRequested, .approvalRequested, .toolCallCompleted, .contextRepaired: break
+        }
         state.withLock { state in
             switch event {
-            case .textDelta(let text):
-                state.shownText += text
             case .toolCallRequested(let request):
                 state.toolCall(request.call) { _ in }
             case .approvalRequested(let request):
@@ -80,17 +83,17 @@ final class TurnLog: Sendable {
                 state.toolCall(result.call) { $0.result = result }
             case .contextRepaired(let repair):
                 state.contextRepair = repair
-            case .reasoningSummaryDelta, .webSearch, .usageLimits, .completed:
+            case .textDelta, .reasoningSummaryDelta, .webSearch, .usageLimits, .completed:
                 break
             }
         }
     }
 
-    /// The text shown before an interruption, when no delta told it (it is the same text).
+    /// A round showed `text`: the whole reply text of a completed round, or what a failed or
+    /// cancelled round showed before it ended.
     func noteShown(_ text: String) {
-        state.withLock { state in
-            if state.shownText.isEmpty { state.shownText = text }
-        }
+        guard !text.isEmpty else { return }
+        state.withLock { $0.shownText += text }
     }
 
     /// The turn made `items` (what it added after the conversation) the conversation's.
