@@ -116,8 +116,8 @@ enum ThreadStoreBench {
         var transcript: [ChappieTranscriptItem] = [.message(question), .reasoning(reasoning)]
         var calls: [ChappieRuntimeToolCall] = []
         if index.isMultiple(of: 5) {
-            let call = ChappieRuntimeToolCall(callID: "call_bench_\(index)", name: "read_file", arguments: #"{"path":"stock/\#(index).csv"}"#,
-                                              status: .completed, output: String(repeating: "C\(index),12,aisle 4\n", count: 50),
+            let call = ChappieRuntimeToolCall(callID: "call_bench_\(index)", name: "read_file",
+                                              arguments: #"{"path":"stock/\#(index).csv"}"#, status: .completed, output: String(repeating: "C\(index),12,aisle 4\n", count: 50),
                                               duration: .milliseconds(15))
             calls.append(call)
             transcript += [.functionCall(ChappieFunctionCall(callID: call.callID, name: call.name, arguments: call.arguments)),

@@ -1,8 +1,9 @@
 import ChappieSDK
 import Foundation
 
-/// The shape of format 3 thread files (DESIGN §5): what a snapshot or a journal record holds once,
-/// where format 2 held it twice.
+/// The shape of format 3 thread files (DESIGN §5): a snapshot or a journal record holds each
+/// message and output item once, where format 2 held a reply three times (the transcript item,
+/// the turn's output item, the turn's output text) and a user message twice.
 ///
 /// A turn keeps what the server and the runtime reported (its input messages, the response's
 /// output items as sent, its tool calls, and the text shown when it did not complete), and the
@@ -76,12 +77,16 @@ enum ThreadFormat {
             for (turnIndex, turn) in turns.enumerated() {
                 for (index, message) in turn.input.enumerated() { add(.message(message), .input(turn: turnIndex, index: index)) }
                 for (index, raw) in turn.items.enumerated() {
-                    if let item = ThreadFormat.transcriptItem(fromOutput: raw) { add(item, .output(turn: turnIndex, index: index, citations: [])) }
+                    if let item = ThreadFormat.transcriptItem(fromOutput: raw) {
+                        add(item, .output(turn: turnIndex, index: index, citations: []))
+                    }
                 }
                 for (index, call) in turn.toolCalls.enumerated() {
                     add(.functionCall(ChappieFunctionCall(callID: call.callID, name: call.name, arguments: call.arguments)),
                         .call(turn: turnIndex, index: index))
-                    if let output = call.output { add(.functionCallOutput(callID: call.callID, output: output), .callOutput(turn: turnIndex, index: index)) }
+                    if let output = call.output {
+                        add(.functionCallOutput(callID: call.callID, output: output), .callOutput(turn: turnIndex, index: index))
+                    }
                 }
                 if !turn.outputText.isEmpty {
                     for partial in [false, true] {
@@ -175,7 +180,8 @@ enum ThreadFormat {
                 return item
             case .reference(let reference):
                 guard let item = reference.item(in: turns) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "a transcript reference to a missing turn item"))
+                    throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                                                            debugDescription: "a transcript reference to a missing turn item"))
                 }
                 return item
             }
@@ -193,7 +199,9 @@ enum ThreadFormat {
             let container = try decoder.container(keyedBy: Key.self)
             func pair(_ key: Key) throws -> (Int, Int) {
                 let values = try container.decode([Int].self, forKey: key)
-                guard values.count == 2 else { throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a pair") }
+                guard values.count == 2 else {
+                    throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a pair")
+                }
                 return (values[0], values[1])
             }
             if container.contains(.input) {
@@ -327,10 +335,10 @@ enum ThreadFormat {
                 compactedSummary: try context.decodeIfPresent(String.self, forKey: .compactedSummary),
                 createdAt: try context.decodeIfPresent(Date.self, forKey: .createdAt) ?? createdAt,
                 updatedAt: try context.decodeIfPresent(Date.self, forKey: .updatedAt) ?? updatedAt)
+            let compactions = try container.decodeIfPresent([ChappieThreadCompaction].self, forKey: .compactions) ?? []
             var thread = ChappieThread(id: try container.decode(UUID.self, forKey: .id), title: try container.decode(String.self, forKey: .title),
                                        context: clientContext, createdAt: createdAt,
-                                       archived: try container.decode(Bool.self, forKey: .archived), turns: turns,
-                                       compactions: try container.decodeIfPresent([ChappieThreadCompaction].self, forKey: .compactions) ?? [])
+                                       archived: try container.decode(Bool.self, forKey: .archived), turns: turns, compactions: compactions)
             thread.formatVersion = version
             thread.model = model
             thread.updatedAt = updatedAt

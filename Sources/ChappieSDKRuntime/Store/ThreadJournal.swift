@@ -173,7 +173,11 @@ enum ThreadJournal {
             if record.contextModel != record.model { try container.encode(record.contextModel, forKey: .contextModel) }
             if record.contextUpdatedAt != record.updatedAt { try container.encode(record.contextUpdatedAt, forKey: .contextUpdatedAt) }
             if case .some(let summary) = record.compactedSummary {
-                if let summary { try container.encode(summary, forKey: .compactedSummary) } else { try container.encodeNil(forKey: .compactedSummary) }
+                if let summary {
+                    try container.encode(summary, forKey: .compactedSummary)
+                } else {
+                    try container.encodeNil(forKey: .compactedSummary)
+                }
             }
             if !record.transcript.isEmpty {
                 var transcript = container.nestedUnkeyedContainer(forKey: .transcript)

@@ -26,6 +26,7 @@ private func fullTurn() -> ChappieThreadTurn {
 struct ThreadFormatTests {
     @Test("format 3 writes every member of a thread, its context and its turns (a new member must be added to the format)")
     func everyMemberIsWritten() throws {
+        // given: a thread, a context and a turn with every member set; then: format 3 knows each member
         let thread = ThreadFixtures.everyItemKind()
         #expect(try keys(JSONEncoder().encode(thread)) == Set(ThreadFormat.Snapshot.Key.allCases.map(\.rawValue)))
         #expect(try keys(JSONEncoder().encode(thread.context)) == Set(ThreadFormat.Snapshot.ContextKey.allCases.map(\.rawValue)))
@@ -34,11 +35,14 @@ struct ThreadFormatTests {
 
     @Test("a thread with every kind of item round-trips through a format 3 snapshot")
     func snapshotRoundTrip() throws {
+        // given
         var thread = ThreadFixtures.everyItemKind()
         thread.turns.append(fullTurn())
         thread.formatVersion = 3
         thread.revision = 7
+        // when
         let data = try ThreadCoding.encode(thread)
+        // then
         guard case .thread(let decoded) = ThreadCoding.decode(data, expectedID: thread.id) else {
             Issue.record("not read back")
             return
@@ -52,8 +56,8 @@ struct ThreadFormatTests {
         let raw: ChappieJSONValue = ["type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
                                      "content": [["type": "output_text", "text": "Hel"], ["type": "output_text", "text": "lo"]]]
         let call = ChappieRuntimeToolCall(callID: "call_1", name: "read", arguments: "{}", status: .completed, output: "out")
-        let turn = ChappieThreadTurn(input: [.user("question", fastMode: true)], startedAt: ThreadFixtures.start, endedAt: ThreadFixtures.start,
-                                     status: .failed, outputText: "shown", items: [raw], toolCalls: [call])
+        let turn = ChappieThreadTurn(input: [.user("question", fastMode: true)], startedAt: ThreadFixtures.start,
+                                     endedAt: ThreadFixtures.start, status: .failed, outputText: "shown", items: [raw], toolCalls: [call])
         var cited = ChappieInputMessage.assistant("Hello")
         cited.citations = [ChappieURLCitation(url: "https://example.com", title: "t", startIndex: 0, endIndex: 5)]
         let exact: [ChappieTranscriptItem] = [
@@ -79,7 +83,8 @@ struct ThreadFormatTests {
         let context = try #require(try object(data)["context"] as? [String: Any])
         let transcript = try #require(context["transcript"] as? [[String: Any]])
         let referenceKeys: Set<String> = ["in", "out", "call", "result", "reply", "partial"]
-        #expect(transcript.map { !referenceKeys.isDisjoint(with: $0.keys) } == Array(repeating: true, count: 7) + Array(repeating: false, count: 6))
+        let isReference = transcript.map { !referenceKeys.isDisjoint(with: $0.keys) }
+        #expect(isReference == Array(repeating: true, count: 7) + Array(repeating: false, count: 6))
         guard case .thread(let decoded) = ThreadCoding.decode(data, expectedID: thread.id) else {
             Issue.record("not read back")
             return
@@ -97,12 +102,14 @@ struct ThreadFormatTests {
 
     @Test("the thread's and the transcript's equal fields are written once, different ones both")
     func equalFieldsOnce() throws {
+        // given: a thread whose context has the thread's model and dates; then: they are not repeated
         var thread = ThreadFixtures.small()
         thread.formatVersion = 3
         thread.context.updatedAt = thread.updatedAt
         thread.context.createdAt = thread.createdAt
         var context = try #require(try object(ThreadCoding.encode(thread))["context"] as? [String: Any])
         #expect(context["model"] == nil && context["updatedAt"] == nil && context["createdAt"] == nil)
+        // and when they differ, both are written
         thread.context.model = "other-model"
         thread.context.updatedAt = thread.updatedAt.addingTimeInterval(0.5)
         context = try #require(try object(ThreadCoding.encode(thread))["context"] as? [String: Any])
@@ -132,7 +139,8 @@ struct ThreadFormatTests {
         #expect(fields["format"] as? Int == 3)
         #expect(fields["updatedAt"] == nil && fields["contextModel"] == nil && fields["contextUpdatedAt"] == nil)
         let transcript = try #require(fields["transcript"] as? [[String: Any]])
-        #expect(transcript.count == 5 && transcript.filter { $0["reasoning"] != nil }.count == 1, "all but the reasoning item are the turn's")
+        #expect(transcript.count == 5 && transcript.filter { $0["reasoning"] != nil }.count == 1,
+                "all but the reasoning item (from the tool round, not the final response) are the turn's")
         let parsed = ThreadJournal.parse(line, base: 1)
         #expect(parsed.records == [record] && parsed.damagedAt == nil)
         // a record whose fields differ writes them
@@ -151,6 +159,7 @@ struct ThreadFormatTests {
 
     @Test("a reference to a turn item that is not there is damage, in a snapshot and in a journal record")
     func danglingReferences() throws {
+        // given: a snapshot whose transcript refers to a turn it does not have; then: it is corrupt
         var thread = ThreadFixtures.small()
         thread.formatVersion = 3
         var snapshot = try object(ThreadCoding.encode(thread))
@@ -162,6 +171,7 @@ struct ThreadFormatTests {
             Issue.record("a dangling reference was read")
             return
         }
+        // and a journal record that does so is damage when records follow it
         let record = #"{"format":3,"revision":2,"title":"t","model":"m","updatedAt":1,"archived":false,"transcript":[{"out":[0,3]}]}"#
         let good = #"{"format":3,"revision":3,"title":"t","model":"m","updatedAt":2,"archived":false}"#
         let parsed = ThreadJournal.parse(Data((record + "\n" + good + "\n").utf8), base: 1)

@@ -4,8 +4,9 @@ import Foundation
 
 /// A thread built the way ``ChappieRuntime`` stores one, step by step and deterministically (fixed
 /// ids and dates): the format 2 files in `Fixtures/format2` were written from it by the SDK that
-/// wrote format 2, and the migration tests rebuild the expected thread from it. Changing a step
-/// changes the expected thread, so the fixtures would no longer match: add steps after the last.
+/// wrote format 2, and the migration tests rebuild the expected thread from it. The files are
+/// not written again, so the steps must not change: a changed step makes the tests expect a
+/// thread the files do not hold.
 enum ThreadFormatFixture {
     /// The thread's id (also the prompt cache key of its context).
     static let threadID = UUID(uuidString: "5a7c3e10-8b2d-4f61-9c0e-2d4b6a8f1e01")!
