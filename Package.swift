@@ -55,7 +55,9 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"], swiftSettings: settings),
+        // Fixtures: thread files as earlier SDK versions wrote them (format migration tests).
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"],
+                    resources: [.copy("Fixtures")], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],

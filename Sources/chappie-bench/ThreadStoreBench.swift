@@ -64,7 +64,74 @@ enum ThreadStoreBench {
             "threads": listed, "folder_bytes": try await many.usage().bytesUsed,
             "write_all_seconds": writeSeconds, "list_seconds_fresh_store": listSeconds,
         ]
+        results["realistic_thread"] = try await realisticThread(in: folder.appending(path: "realistic"))
         return results
+    }
+
+    /// Turns in the realistic thread.
+    static let realisticTurns = 50
+
+    /// Bytes on disk of a realistic conversation: ``realisticTurns`` turns stored the way the
+    /// runtime stores them (each a user question, a reasoning item, a reply of about 2 KB; every
+    /// fifth turn reads a file with a tool first), measured as the journal leaves them and after
+    /// the thread is saved whole as one snapshot; and the time a fresh store takes to load it.
+    private static func realisticThread(in folder: URL) async throws -> [String: Any] {
+        let store = ChappieFileThreadStore(directory: folder)
+        let start = Date()
+        var thread = try await store.save(ChappieThread(title: "realistic", context: ChappieClientContext(
+            sessionID: UUID().uuidString.lowercased(), threadID: UUID().uuidString.lowercased(), model: "gpt-5.5", transcript: [],
+            compactedSummary: nil, createdAt: start, updatedAt: start), createdAt: start))
+        var replyBytes = 0
+        for index in 0..<realisticTurns {
+            let (turn, items) = realisticTurn(index, at: start.addingTimeInterval(Double(index) * 30))
+            replyBytes += turn.outputText.utf8.count
+            thread = try await store.appendTurn(turn, transcriptItems: items, model: "gpt-5.5", contextUpdatedAt: turn.endedAt,
+                                                to: thread.id, expectedTurnCount: index)
+        }
+        let journaled = try await store.usage().bytesUsed
+        var loaded = 0
+        let loadSeconds = try await seconds {
+            loaded = try await ChappieFileThreadStore(directory: folder).thread(id: thread.id).turns.count
+        }
+        try await store.save(thread)
+        let snapshot = try await store.usage().bytesUsed
+        return ["turns": loaded, "reply_bytes": replyBytes, "bytes_after_turns": journaled, "bytes_as_one_snapshot": snapshot,
+                "load_seconds_fresh_store": loadSeconds]
+    }
+
+    /// Turn `index` of the realistic thread and the transcript items it adds, as the runtime makes them.
+    private static func realisticTurn(_ index: Int, at date: Date) -> (ChappieThreadTurn, [ChappieTranscriptItem]) {
+        let question = ChappieInputMessage.user("Question \(index): how should the warehouse handle the late delivery of SKU C\(index)?")
+        let reply = (0..<24).map { "Sentence \($0) of answer \(index) explains one more step of the plan in plain words." }
+            .joined(separator: " ")
+        let reasoning: ChappieJSONValue = [
+            "type": "reasoning", "id": .string("rs_bench_\(index)"),
+            "summary": [["type": "summary_text", "text": .string("Weighing options for SKU C\(index)")]],
+            "encrypted_content": .string(String(repeating: "opaque\(index % 10)", count: 150)),
+        ]
+        let message: ChappieJSONValue = [
+            "type": "message", "id": .string("msg_bench_\(index)"), "status": "completed", "role": "assistant",
+            "content": [["type": "output_text", "annotations": [], "text": .string(reply)]],
+        ]
+        var transcript: [ChappieTranscriptItem] = [.message(question), .reasoning(reasoning)]
+        var calls: [ChappieRuntimeToolCall] = []
+        if index.isMultiple(of: 5) {
+            let call = ChappieRuntimeToolCall(callID: "call_bench_\(index)", name: "read_file",
+                                              arguments: #"{"path":"stock/\#(index).csv"}"#, status: .completed, output: String(repeating: "C\(index),12,aisle 4\n", count: 50),
+                                              duration: .milliseconds(15))
+            calls.append(call)
+            transcript += [.functionCall(ChappieFunctionCall(callID: call.callID, name: call.name, arguments: call.arguments)),
+                           .functionCallOutput(callID: call.callID, output: call.output ?? "")]
+        }
+        transcript.append(.message(.assistant(reply)))
+        let turn = ChappieThreadTurn(input: [question], startedAt: date, endedAt: date.addingTimeInterval(8), status: .completed,
+                                     model: "gpt-5.5", responseID: "resp_bench_\(index)", outputText: reply,
+                                     reasoningSummary: "Weighing options for SKU C\(index)", items: [reasoning, message],
+                                     toolCalls: calls, usage: ChappieTokenUsage(inputTokens: 900 + index * 700, cachedInputTokens: 800,
+                                                                                outputTokens: 500, reasoningOutputTokens: 120,
+                                                                                totalTokens: 1_400 + index * 700),
+                                     transport: .webSocket)
+        return (turn, transcript)
     }
 
     /// Mean and median seconds of one appended turn.

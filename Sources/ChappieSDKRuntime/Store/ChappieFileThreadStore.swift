@@ -16,8 +16,11 @@ import Foundation
 ///   the two are folded into a new snapshot.
 /// - Any other change, and ``save(_:)``, writes a new snapshot atomically (temporary file,
 ///   `fsync`, `rename`, `fsync` of the folder) and drops the journal.
-/// - A thread written by an SDK from before journals (format 1) still loads; its first update
-///   rewrites it as a snapshot of the current format.
+/// - Each message and output item is stored once: a turn keeps its input, output items and tool
+///   calls, and the transcript's items that a turn holds are stored as references to it (format
+///   3), so a turn's reply costs its size once, not three times as in format 2.
+/// - A thread written by an earlier SDK (format 1, or format 2 with its journal) still loads;
+///   its first write rewrites it as a snapshot of the current format.
 ///
 /// Safety:
 /// - A crash leaves every snapshot old or new, never torn, and the journal with whole records

@@ -10,29 +10,26 @@ enum ThreadCoding {
         case unsupported(Int)
     }
 
-    /// The stored JSON of `thread`. Throws ``ChappieThreadStoreError/io(_:)`` if encoding fails.
+    /// The stored JSON of `thread`, in format 3 (``ThreadFormat/Snapshot``). Throws
+    /// ``ChappieThreadStoreError/io(_:)`` if encoding fails.
     static func encode(_ thread: ChappieThread) throws -> Data {
         do {
-            return try JSONEncoder().encode(thread)
+            return try JSONEncoder().encode(ThreadFormat.Snapshot(thread))
         } catch {
             throw ChappieThreadStoreError.io("cannot encode thread \(thread.id.uuidString.lowercased())")
         }
     }
 
-    /// Reads `data` as the thread `expectedID`: corrupt when it is not JSON of a thread, or is
+    /// Reads `data` as the thread `expectedID`, in format 3 or an earlier one (formats 1 and 2 are
+    /// the shape of ``ChappieThread``'s own coding): corrupt when it is not JSON of a thread, or is
     /// another thread's data (a foreign or misplaced file); unsupported when it has a newer
     /// format version.
     static func decode(_ data: Data, expectedID: UUID) -> Decoded {
-        // One parse in the common case: the thread itself. Only a file that does not decode is
-        // parsed again for its header, to tell a newer format from damage.
-        guard let thread = try? JSONDecoder().decode(ChappieThread.self, from: data) else {
-            guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-                return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
-            }
-            if let version = header.formatVersion, version > ChappieThread.currentFormatVersion { return .unsupported(version) }
-            return .corrupt("not a Chappie thread (\(data.count) bytes)")
+        // One parse: the version is read first, and the rest in the shape it names.
+        guard let stored = try? JSONDecoder().decode(Stored.self, from: data) else {
+            return .corrupt(data.isEmpty ? "the file is empty" : "not a Chappie thread (\(data.count) bytes)")
         }
-        if thread.formatVersion > ChappieThread.currentFormatVersion { return .unsupported(thread.formatVersion) }
+        guard let thread = stored.thread else { return .unsupported(stored.version) }
         guard thread.id == expectedID else { return .corrupt("the file holds another thread's data") }
         guard (0...ThreadIndex.maximumRevision).contains(thread.revision) else { return .corrupt("the thread's revision is impossible") }
         return .thread(thread)
@@ -98,9 +95,25 @@ enum ThreadCoding {
         "encrypted_content",
     ]
 
-    /// The fields read before the whole thread, to classify a file cheaply and safely.
-    private struct Header: Decodable {
-        var formatVersion: Int?
-        var id: UUID
+    /// A stored thread of any format: its version, and the thread unless the version is newer
+    /// than ``ChappieThread/currentFormatVersion`` (then only the header is read).
+    private struct Stored: Decodable {
+        var version: Int
+        var thread: ChappieThread?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            version = try container.decodeIfPresent(Int.self, forKey: .formatVersion) ?? 0
+            if version > ChappieThread.currentFormatVersion {
+                _ = try container.decode(UUID.self, forKey: .id)
+                thread = nil
+            } else if version == ThreadFormat.version {
+                thread = try ThreadFormat.Snapshot(from: decoder).thread
+            } else {
+                thread = try ChappieThread(from: decoder)
+            }
+        }
+
+        private enum Key: String, CodingKey { case formatVersion, id }
     }
 }

@@ -14,6 +14,11 @@ import Darwin
 /// records, compactions — and the thread's small fields as they are after it, so saving a turn
 /// costs what the turn adds, not the whole thread.
 ///
+/// Lines are written in format 3 (``Line``: equal fields once, transcript items that the record's
+/// turns hold as references to them, ``ThreadFormat``); format 2 lines, which a journal beside a
+/// format 2 snapshot holds, are read too. Either way a record decodes on its own, without the
+/// thread it applies to.
+///
 /// Records carry the thread revision they produce. Loading applies, on top of the snapshot, the
 /// records whose revision follows the snapshot's one by one; older records (a journal that was
 /// folded into a snapshot but not yet removed when the writer died) are skipped. An unreadable
@@ -51,8 +56,22 @@ enum ThreadJournal {
             self.compactions = compactions
         }
 
+        /// Decodes a record of either format: format 3 (``ThreadFormat``; marked with `format`),
+        /// or format 2, the shape ``encode(to:)`` writes. Throws `DecodingError`.
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Wire.self)
+            if container.contains(.format) {
+                guard try container.decode(Int.self, forKey: .format) == ThreadFormat.version else {
+                    throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "an unknown record format")
+                }
+                try self.init(format3: container)
+            } else {
+                try self.init(format2: container)
+            }
+        }
+
+        /// A format 2 record from `container` (the shape of ``encode(to:)``).
+        private init(format2 container: KeyedDecodingContainer<Wire>) throws {
             revision = try container.decode(Int.self, forKey: .revision)
             title = try container.decode(String.self, forKey: .title)
             model = try container.decode(String.self, forKey: .model)
@@ -70,6 +89,31 @@ enum ThreadJournal {
             compactions = try container.decodeIfPresent([ChappieThreadCompaction].self, forKey: .compactions) ?? []
         }
 
+        /// A format 3 record from `container` (see ``Line``).
+        private init(format3 container: KeyedDecodingContainer<Wire>) throws {
+            revision = try container.decode(Int.self, forKey: .revision)
+            title = try container.decode(String.self, forKey: .title)
+            model = try container.decode(String.self, forKey: .model)
+            archived = try container.decode(Bool.self, forKey: .archived)
+            turns = try container.decodeIfPresent([ThreadFormat.Turn].self, forKey: .turns)?.map(\.turn) ?? []
+            guard let updated = try container.decodeIfPresent(Date.self, forKey: .updatedAt) ?? turns.last?.endedAt else {
+                throw DecodingError.keyNotFound(Wire.updatedAt, .init(codingPath: container.codingPath, debugDescription: "no update date"))
+            }
+            updatedAt = updated
+            contextModel = try container.decodeIfPresent(String.self, forKey: .contextModel) ?? model
+            contextUpdatedAt = try container.decodeIfPresent(Date.self, forKey: .contextUpdatedAt) ?? updatedAt
+            if container.contains(.compactedSummary) {
+                compactedSummary = .some(try container.decodeIfPresent(String.self, forKey: .compactedSummary))
+            } else {
+                compactedSummary = nil
+            }
+            let elements = try container.decodeIfPresent([ThreadFormat.TranscriptElement].self, forKey: .transcript) ?? []
+            transcript = try ThreadFormat.transcript(elements, turns: turns, codingPath: container.codingPath)
+            compactions = try container.decodeIfPresent([ChappieThreadCompaction].self, forKey: .compactions) ?? []
+        }
+
+        /// Encodes the record in the format 2 shape: every field, the transcript items whole. The
+        /// redactor works on this shape; ``line(_:)`` writes format 3 (``Line``).
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Wire.self)
             try container.encode(revision, forKey: .revision)
@@ -105,9 +149,42 @@ enum ThreadJournal {
             if !compactions.isEmpty { thread.compactions.append(contentsOf: compactions) }
         }
 
-        private enum Wire: String, CodingKey {
-            case revision, title, model, updatedAt, archived, contextModel, contextUpdatedAt, compactedSummary, transcript, turns,
+        fileprivate enum Wire: String, CodingKey {
+            case format, revision, title, model, updatedAt, archived, contextModel, contextUpdatedAt, compactedSummary, transcript, turns,
                  compactions
+        }
+    }
+
+    /// A record as a format 3 journal line writes it: marked `"format":3`; the update date only
+    /// when it is not the end of the record's last turn, the transcript's model and update date
+    /// only when they differ from the thread's; transcript items the record's turns hold as
+    /// references to them (``ThreadFormat``).
+    struct Line: Encodable {
+        var record: Record
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Record.Wire.self)
+            try container.encode(ThreadFormat.version, forKey: .format)
+            try container.encode(record.revision, forKey: .revision)
+            try container.encode(record.title, forKey: .title)
+            try container.encode(record.model, forKey: .model)
+            if record.updatedAt != record.turns.last?.endedAt { try container.encode(record.updatedAt, forKey: .updatedAt) }
+            try container.encode(record.archived, forKey: .archived)
+            if record.contextModel != record.model { try container.encode(record.contextModel, forKey: .contextModel) }
+            if record.contextUpdatedAt != record.updatedAt { try container.encode(record.contextUpdatedAt, forKey: .contextUpdatedAt) }
+            if case .some(let summary) = record.compactedSummary {
+                if let summary {
+                    try container.encode(summary, forKey: .compactedSummary)
+                } else {
+                    try container.encodeNil(forKey: .compactedSummary)
+                }
+            }
+            if !record.transcript.isEmpty {
+                var transcript = container.nestedUnkeyedContainer(forKey: .transcript)
+                try ThreadFormat.encode(record.transcript, referring: record.turns, into: &transcript)
+            }
+            if !record.turns.isEmpty { try container.encode(record.turns.map(ThreadFormat.Turn.init), forKey: .turns) }
+            if !record.compactions.isEmpty { try container.encode(record.compactions, forKey: .compactions) }
         }
     }
 
@@ -146,11 +223,11 @@ enum ThreadJournal {
         return Array(new[old.count...])
     }
 
-    /// `record` as one journal line (JSON without raw newlines, then `\n`). Throws
-    /// ``ChappieThreadStoreError/io(_:)`` if encoding fails.
+    /// `record` as one format 3 journal line (``Line``: JSON without raw newlines, then `\n`).
+    /// Throws ``ChappieThreadStoreError/io(_:)`` if encoding fails.
     static func line(_ record: Record) throws -> Data {
         do {
-            var data = try JSONEncoder().encode(record)
+            var data = try JSONEncoder().encode(Line(record: record))
             data.append(Wire.newline)
             return data
         } catch {

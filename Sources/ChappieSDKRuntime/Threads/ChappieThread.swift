@@ -11,9 +11,11 @@ import Foundation
 public struct ChappieThread: Sendable, Hashable, Codable, Identifiable {
     /// The version of the stored shape this type writes. A store refuses files with a newer
     /// version instead of misreading them. Version 2 threads may have a journal beside their
-    /// snapshot (``ChappieFileThreadStore``), which version 1 readers would miss, so they refuse
-    /// them; version 1 threads are read and rewritten as version 2 on their next write.
-    public static let currentFormatVersion = 2
+    /// snapshot (``ChappieFileThreadStore``), which version 1 readers would miss; version 3
+    /// files store each message and output item once (the transcript refers to the turns that
+    /// hold them), which version 2 readers cannot read. Threads of an earlier version are read
+    /// (``formatVersion`` then says which) and rewritten in the current one on their next write.
+    public static let currentFormatVersion = 3
 
     /// The stored shape's version (``currentFormatVersion`` for threads written by this SDK).
     public var formatVersion: Int

@@ -3,13 +3,20 @@ import ChappieSDKRuntime
 import Foundation
 import Testing
 
+/// The bytes one small thread takes in a store (its stored JSON).
+private func smallThreadBytes() async throws -> Int {
+    let store = ChappieInMemoryThreadStore()
+    try await store.save(ThreadFixtures.small())
+    return try await store.usage().bytesUsed
+}
+
 @Suite("Thread store byte cap")
 struct ThreadStoreByteCapTests {
     @Test("a save over the cap fails clearly and everything already stored survives", arguments: StoreKind.allCases)
     func capExceeded(kind: StoreKind) async throws {
         try await withTemporaryFolder { folder in
             // given: a cap that fits about three small threads
-            let probe = try JSONEncoder().encode(ThreadFixtures.small()).count
+            let probe = try await smallThreadBytes()
             let cap = probe * 3 + probe / 2
             let store = kind.make(in: folder, byteCap: cap)
             var saved: [ChappieThread] = []
@@ -34,7 +41,7 @@ struct ThreadStoreByteCapTests {
     @Test("an update that would grow past the cap leaves the stored thread as it was", arguments: StoreKind.allCases)
     func growingUpdateRefused(kind: StoreKind) async throws {
         try await withTemporaryFolder { folder in
-            let probe = try JSONEncoder().encode(ThreadFixtures.small()).count
+            let probe = try await smallThreadBytes()
             let store = kind.make(in: folder, byteCap: probe * 2)
             let stored = try await store.save(ThreadFixtures.small())
             await #expect(throws: ChappieThreadStoreError.self) {
