@@ -51,6 +51,8 @@ actor ConversationEngine {
     /// turns and changes run at once instead of queueing behind the block.
     private static let holderOf = TaskLocal<ObjectIdentifier?>(wrappedValue: nil)
 
+    /// The models for which the configuration's web search was left out of a turn, and logged once.
+    private var warnedOfSkippedSearch: Set<String> = []
     /// Whether the first turn warms the WebSocket first, until a warm-up or a turn has run.
     private var prewarmPending: Bool
     /// The running turn's work, cancelled by ``shutdown()``.
@@ -288,6 +290,10 @@ actor ConversationEngine {
         guard wantsSearch else { return false }
         guard let entry, !entry.supportsSearchTool else { return true }
         if options.webSearch == true { throw ChappieInputError.webSearchUnsupported(model: slug) }
+        if !warnedOfSkippedSearch.contains(slug) {
+            warnedOfSkippedSearch.insert(slug)
+            pipeline.logger(.warning, "web_search.skipped", ["model": slug, "reason": "the model's catalog entry does not offer web search"])
+        }
         return false
     }
 
@@ -478,9 +484,12 @@ actor ConversationEngine {
     /// ``prewarm()`` once the gate is held.
     private func warmWebSocket() async {
         guard await !socket.holdsSocket, (try? await pipeline.credentials.authorization(pipeline.credentialContext)) != nil else { return }
+        // The tools the first turn will offer, web search included, so that it goes out on top
+        // of the warm-up.
+        let webSearch = (try? await checkInput([], options: ChappieMessageOptions(), model: state.model)) ?? false
         let body = ResponsesRequestBody(model: state.model, instructions: harness.requestInstructions, input: requestPrefix,
                                         tools: declaredTools, reasoningEffort: nil, promptCacheKey: state.threadID,
-                                        strictToolNames: strictToolNames)
+                                        strictToolNames: strictToolNames, webSearch: webSearch)
         let (runner, sessionID) = (runner, state.threadID)
         await ThreadGroup.current.withValue(threads) { await runner.prewarm(body: body.json, sessionID: sessionID) }
     }

@@ -74,8 +74,7 @@ package enum Redaction {
     /// Replaces anything shaped like a bearer credential or a JWT.
     static func redactTokenShapes(_ text: String) -> String {
         var result = text
-        for pattern in Wire.patterns {
-            guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
+        for expression in Wire.expressions {
             let range = NSRange(result.startIndex..., in: result)
             result = expression.stringByReplacingMatches(in: result, range: range, withTemplate: "$1[redacted]")
         }
@@ -105,5 +104,12 @@ package enum Redaction {
             #"()\bsk-[A-Za-z0-9_-]{16,}"#,
             #"((?:refresh_token|access_token|id_token|code_verifier|authorization_code)"?\s*[:=]\s*"?)[^"&\s,}]+"#,
         ]
+
+        /// ``patterns``, compiled once (a regular expression is safe to use from any thread).
+        static let expressions = patterns.map { pattern in
+            // The patterns are constants: one that does not compile is a programming error.
+            guard let expression = try? NSRegularExpression(pattern: pattern) else { preconditionFailure("bad pattern \(pattern)") }
+            return expression
+        }
     }
 }

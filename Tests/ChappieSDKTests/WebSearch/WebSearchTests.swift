@@ -70,6 +70,36 @@ struct WebSearchTests {
         }
     }
 
+    @Test("the WebSocket warm-up offers the search tool too, so the first turn goes out on top of it")
+    func warmUpCarriesSearch() async throws {
+        try await withSignedInClient(configure: { $0.webSearch = true; $0.model = Self.searchModel; $0.streamingTransportPolicy = .default }) { emulator, client, _ in
+            // when
+            _ = try await client.send("weather in Lyon")
+            // then: before, the warm-up had no search tool and the first turn was sent in full
+            let frames = try await webSocketFrames(emulator)
+            try #require(frames.count == 2)
+            #expect(frames[0]["generate"] == false)
+            #expect(frames[0]["tools"]?.arrayValue?.contains { $0["type"] == "web_search" } == true)
+            #expect(frames[1]["previous_response_id"]?.stringValue != nil)
+        }
+    }
+
+    @Test("a configured search that the model does not offer is left out with one warning per model, not one per turn")
+    func skippedSearchWarnsOnce() async throws {
+        let log = ChappieInMemoryLogSink()
+        try await withSignedInClient(configure: { $0.webSearch = true; $0.logSink = log }) { emulator, client, _ in
+            // when
+            _ = try await client.send("one")
+            _ = try await client.send("two")
+            // then
+            let warnings = log.events.filter { $0.message == "web_search.skipped" }
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.metadata["model"] == ChappieClient.defaultModel)
+            let bodies = try await responseRequests(emulator).map { try json($0) }
+            #expect(!bodies.contains { $0["tools"]?.arrayValue?.contains { $0["type"] == "web_search" } == true })
+        }
+    }
+
     @Test("off by default; a message turns it on, or off, for its turn")
     func perMessage() async throws {
         try await withSignedInClient(configure: { $0.model = Self.searchModel }) { emulator, client, _ in
