@@ -27,7 +27,7 @@ struct RFC6455ClientConformanceTests {
 
     static func open(_ url: String, trust: WebSocketTrust = .system, deflate: Bool = true) async throws -> RFC6455WebSocketConnection {
         try await RFC6455WebSocketConnector(trust: trust, offersPerMessageDeflate: deflate)
-            .open(url: URL(string: url)!, headers: [("Authorization", token), ("X-Chappie-Test", "header as given")], timeout: 30)
+            .open(url: URL(string: url)!, headers: ["Authorization": token, "X-Chappie-Test": "header as given"], timeout: 30)
     }
 
     static func ask(_ connection: RFC6455WebSocketConnection, _ command: String) async throws -> WebSocketMessage {

@@ -31,14 +31,14 @@ struct Authorization: Sendable, CustomStringConvertible, CustomDebugStringConver
     /// a device-code token never goes to the public API, a Sign in with ChatGPT token never to
     /// `/backend-api`), to a URL under neither backend, and a Sign in with ChatGPT token without
     /// the plan-usage grant. Throws ``ChappieClientError/publicAPI(_:)``.
-    func headers(to url: URL, endpoints: ChappieEndpoints) throws -> [(name: String, value: String)] {
+    func headers(to url: URL, endpoints: ChappieEndpoints) throws -> HTTPFields {
         guard let destination = InferenceBackend.destination(of: url, in: endpoints), destination.route == route else {
             throw ChappieClientError.publicAPI(ChappieAPIError(code: .credentialRouteMismatch))
         }
-        var headers = [(name: Wire.authorization, value: "Bearer \(accessToken)")]
+        var headers: HTTPFields = [Wire.authorization: "Bearer \(accessToken)"]
         switch destination {
         case .codex:
-            if let accountID { headers.append((name: Wire.accountID, value: accountID)) }
+            if let accountID { headers.append(name: Wire.accountID, value: accountID) }
         case .publicAPI:
             guard planUsageEnabled else { throw ChappieClientError.publicAPI(ChappieAPIError(code: .planUsageNotGranted)) }
         }

@@ -28,8 +28,8 @@ struct DeviceCodeFlow: Sendable {
     func requestCode() async throws -> DeviceCodeGrant {
         if let violation = endpoints.violation { throw ChappieAuthError.insecureEndpoint(violation) }
         let body: ChappieJSONValue = [Wire.clientID: .string(OAuthClient.id)]
-        let request = HTTPRequest(method: "POST", url: endpoints.deviceUserCode,
-                                  headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+        let request = HTTPRequest(method: .post, url: endpoints.deviceUserCode,
+                                  headers: ["Content-Type": "application/json", "Accept": "application/json"],
                                   body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.requestDeadline)
         var attempt = 0
         while true {
@@ -64,8 +64,8 @@ struct DeviceCodeFlow: Sendable {
     func awaitCredential(for grant: DeviceCodeGrant) async throws -> ChappieCredential {
         if let violation = endpoints.violation { throw ChappieAuthError.insecureEndpoint(violation) }
         let body: ChappieJSONValue = [Wire.deviceAuthID: .string(grant.deviceAuthID), Wire.userCode: .string(grant.code.userCode)]
-        let request = HTTPRequest(method: "POST", url: endpoints.deviceToken,
-                                  headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+        let request = HTTPRequest(method: .post, url: endpoints.deviceToken,
+                                  headers: ["Content-Type": "application/json", "Accept": "application/json"],
                                   body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.requestDeadline)
         var wait = grant.code.pollingInterval
         var transientFailures = 0

@@ -44,8 +44,8 @@ struct TokenEndpoint: Sendable {
             (Wire.redirectURI, endpoints.deviceRedirect.absoluteString), (Wire.clientID, OAuthClient.id),
             (Wire.codeVerifier, codeVerifier),
         ]
-        let request = HTTPRequest(method: "POST", url: endpoints.token,
-                                  headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+        let request = HTTPRequest(method: .post, url: endpoints.token,
+                                  headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                                   body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30, deadline: Wire.deadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 1 << 20) }
@@ -69,8 +69,8 @@ struct TokenEndpoint: Sendable {
         if let violation = endpoints.issuerViolation { throw ChappieClientError.insecureEndpoint(violation) }
         let body: ChappieJSONValue = [Wire.clientID: .string(OAuthClient.id), Wire.grantType: .string(Wire.refreshToken),
                                       Wire.refreshToken: .string(refreshToken)]
-        let request = HTTPRequest(method: "POST", url: endpoints.token,
-                                  headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+        let request = HTTPRequest(method: .post, url: endpoints.token,
+                                  headers: ["Content-Type": "application/json", "Accept": "application/json"],
                                   body: Data(body.jsonString.utf8), idleTimeout: 30, deadline: Wire.deadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 1 << 20) }
@@ -143,7 +143,7 @@ struct TokenEndpoint: Sendable {
         guard endpoints.issuerViolation == nil else { return false }
         var body: [String: ChappieJSONValue] = [Wire.token: .string(token), Wire.tokenTypeHint: .string(hint)]
         if hint == Wire.refreshToken { body[Wire.clientID] = .string(OAuthClient.id) }
-        let request = HTTPRequest(method: "POST", url: endpoints.revoke, headers: [("Content-Type", "application/json")],
+        let request = HTTPRequest(method: .post, url: endpoints.revoke, headers: ["Content-Type": "application/json"],
                                   body: Data(ChappieJSONValue.object(body).jsonString.utf8), idleTimeout: 10,
                                   deadline: Wire.revokeDeadline)
         guard let response = try? await transport.send(request, maximumBytes: 64 << 10) else { return false }

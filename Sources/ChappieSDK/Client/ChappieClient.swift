@@ -326,6 +326,6 @@ public actor ChappieClient {
             throw ChappieClientError.publicAPI(ChappieAPIError(code: .usageFiguresUnavailable))
         }
         return try UsagePayload.snapshot(
-            from: try await engine.pipeline.sendJSON(method: "GET", url: configuration.endpoints.usage, body: nil, sessionID: sessionID).body)
+            from: try await engine.pipeline.sendJSON(method: .get, url: configuration.endpoints.usage, body: nil, sessionID: sessionID).body)
     }
 }

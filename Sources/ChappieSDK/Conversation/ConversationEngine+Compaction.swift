@@ -82,7 +82,7 @@ extension ConversationEngine {
             "parallel_tool_calls": .bool(!declaredTools.isEmpty),
         ]
         do {
-            let data = try await pipeline.sendJSON(method: "POST", url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
+            let data = try await pipeline.sendJSON(method: .post, url: configuration.endpoints.compact, body: Data(body.jsonString.utf8),
                                                    sessionID: sessionID).body
             guard let output = (try? ChappieJSONValue(jsonData: data))?["output"]?.arrayValue else {
                 throw ChappieClientError.invalidResponse("the compaction answer has no output list")

@@ -126,9 +126,9 @@ struct ResponseTurnRunner: Sendable {
             attempt += 1
             pipeline.logger(.debug, "responses.request", ["request_id": requestID, "attempt": "\(attempt)"])
             var headers = try authorization.headers(to: url, endpoints: pipeline.endpoints) + pipeline.standardHeaders(for: backend, sessionID: sessionID)
-            if backend == .codex, let state = turnState.value { headers.append((TurnState.headerName, state)) }
+            if backend == .codex, let state = turnState.value { headers.append(name: TurnState.headerName, value: state) }
             if compressed != nil { headers.append(ZstdCompression.contentEncoding) }
-            let request = HTTPRequest(method: "POST", url: url, headers: headers, body: compressed ?? body,
+            let request = HTTPRequest(method: .post, url: url, headers: headers, body: compressed ?? body,
                                       idleTimeout: policy.streamIdleTimeout, headTimeout: policy.responseHeadTimeout,
                                       maximumBodyBytes: policy.maximumStreamBytes)
             let (head, bytes) = try await pipeline.open(request)

@@ -30,7 +30,7 @@ actor ModelCatalog {
         let url = backend.modelsURL(endpoints)
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "client_version", value: ChappieVersion.modelsClientVersion)]
-        let (data, head) = try await pipeline.sendJSON(method: "GET", url: components?.url ?? url, body: nil, sessionID: sessionID)
+        let (data, head) = try await pipeline.sendJSON(method: .get, url: components?.url ?? url, body: nil, sessionID: sessionID)
         let root = try? ChappieJSONValue(jsonData: data)
         let models: [ChappieModel]
         switch backend {

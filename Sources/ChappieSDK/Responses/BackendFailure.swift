@@ -28,7 +28,7 @@ enum BackendFailure: Error, Sendable {
 
     /// Classifies an answer with `status`, its parsed error body and its response headers
     /// (lower-cased names; the rate-limit snapshot of a usage-limit error comes from them).
-    static func classify(status: Int, error: ServerErrorBody, headers: [String: String] = [:], now: Date = Date()) -> BackendFailure {
+    static func classify(status: Int, error: ServerErrorBody, headers: HTTPFields = [:], now: Date = Date()) -> BackendFailure {
         let code = error.code?.lowercased()
         switch status {
         case 401:

@@ -10,7 +10,7 @@ import Foundation
 enum PublicAPIErrorMapping {
     /// The failure an HTTP answer with `status` and error body `error` stands for;
     /// `requestID` is the answer's `x-request-id`.
-    static func classify(status: Int, error: ServerErrorBody, headers: [String: String], requestID: String?) -> BackendFailure {
+    static func classify(status: Int, error: ServerErrorBody, headers: HTTPFields, requestID: String?) -> BackendFailure {
         let code = successor(of: error.code)
         let admission = error.isDetail && code == nil && [401, 403, 503].contains(status)
         func apiError(_ fallback: ChappieAPIError.Code) -> ChappieClientError {
@@ -71,7 +71,7 @@ enum PublicAPIErrorMapping {
     }
 
     /// The request id of an answer: `x-request-id`, else `openai-request-id` (SIWC.md §2.6).
-    static func requestID(in headers: [String: String]) -> String? {
+    static func requestID(in headers: HTTPFields) -> String? {
         (headers[Wire.requestIDHeader] ?? headers[Wire.openAIRequestIDHeader]).map { Redaction.clean($0) }
     }
 

@@ -45,7 +45,7 @@ struct ServerErrorBody: Sendable, Equatable {
 
     /// Parses an HTTP error answer: its body, and, when the body names no code, the base64 JSON of
     /// an `x-error-json` header (`{"error":{"code":"token_expired"}}`, PROTOCOL §2.4).
-    init(data: Data, status: Int, headers: [String: String]) {
+    init(data: Data, status: Int, headers: HTTPFields) {
         self.init(data: data, status: status)
         if code == nil, let header = headers[Wire.errorJSONHeader],
            let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)),

@@ -37,7 +37,7 @@ final class CurlHTTPTransport: HTTPTransport, Sendable {
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
         // libcurl sends a header line as given: CR LF in a value would start another header.
-        try HTTPFieldSyntax.validate(request.headers)
+        try request.headers.validate()
         let transfer = CurlTransfer(request: request, loop: loop)
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
@@ -257,7 +257,7 @@ private final class CurlTransfer: @unchecked Sendable {
             return nil
         }
         self.easy = easy
-        for header in request.headers + [(name: "Expect", value: "")] {
+        for header in request.headers + [Wire.expect: ""] {
             headers = chappie_curl_slist_append(headers, header.value.isEmpty ? "\(header.name):" : "\(header.name): \(header.value)")
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -275,10 +275,10 @@ private final class CurlTransfer: @unchecked Sendable {
         // never be taken for the server's response head.
         chappie_curl_easy_setopt_long(easy, Option.suppressConnectHeaders, 1)
         if LoopbackAddress.isLoopback(host: request.url.host) { chappie_curl_easy_setopt_pointer(easy, Option.noProxy, "*") }
-        switch request.method.uppercased() {
-        case "GET": chappie_curl_easy_setopt_long(easy, Option.httpGet, 1)
-        case "POST": chappie_curl_easy_setopt_long(easy, Option.post, 1)
-        default: chappie_curl_easy_setopt_pointer(easy, Option.customRequest, request.method)
+        switch HTTPMethod(request.method.rawValue.uppercased()) {
+        case .get: chappie_curl_easy_setopt_long(easy, Option.httpGet, 1)
+        case .post: chappie_curl_easy_setopt_long(easy, Option.post, 1)
+        default: chappie_curl_easy_setopt_pointer(easy, Option.customRequest, request.method.rawValue)
         }
         if let body = request.body {
             chappie_curl_easy_setopt_offset(easy, Option.postFieldSizeLarge, Int64(body.count))
@@ -339,14 +339,21 @@ private final class CurlTransfer: @unchecked Sendable {
             return state.headContinuation
         }
         guard let continuation else { return }
-        var fields: [String: String] = [:]
+        // A repeated name is combined into one field (RFC 9110 §5.3), at its first place.
+        var fields: [HTTPField] = []
+        var positions: [String: Int] = [:]
         for line in headerLines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
+            if let position = positions[name] {
+                fields[position].value += ", \(value)"
+            } else {
+                positions[name] = fields.count
+                fields.append(HTTPField(name: name, value: value))
+            }
         }
-        continuation.resume(returning: HTTPResponseHead(status: status, headers: fields))
+        continuation.resume(returning: HTTPResponseHead(status: status, headers: HTTPFields(fields)))
     }
 
     private func failHead(with error: any Error) {
@@ -430,6 +437,11 @@ private final class CurlTransfer: @unchecked Sendable {
         static let httpAndHTTPS = 3
         /// CURL_WRITEFUNC_PAUSE.
         static let writePause = 0x1000_0001
+    }
+
+    private enum Wire {
+        /// Sent empty, so libcurl never waits for a `100 Continue` before a body.
+        static let expect = "Expect"
     }
 }
 #endif

@@ -3,11 +3,11 @@ import Foundation
 /// A plain HTTP request: what the SDK asks a transport to send. No `URLRequest` crosses the seam.
 struct HTTPRequest: Sendable {
     /// `GET`, `POST`, ….
-    var method: String
+    var method: HTTPMethod
     /// Absolute URL.
     var url: URL
     /// Header fields in order; names are sent as given.
-    var headers: [(name: String, value: String)]
+    var headers: HTTPFields
     /// Body bytes, if any.
     var body: Data?
     /// Seconds without any bytes from the server, once the response head has arrived, before the
@@ -23,7 +23,7 @@ struct HTTPRequest: Sendable {
     /// trips the idle timeout); nil for none. Streams have none: a long reply is legitimate.
     var deadline: TimeInterval?
 
-    init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, idleTimeout: TimeInterval = 60,
+    init(method: HTTPMethod, url: URL, headers: HTTPFields = [:], body: Data? = nil, idleTimeout: TimeInterval = 60,
          headTimeout: TimeInterval = 30, maximumBodyBytes: Int = 256 << 20, deadline: TimeInterval? = nil) {
         self.method = method
         self.url = url
@@ -36,20 +36,19 @@ struct HTTPRequest: Sendable {
     }
 
     /// The value of the first header named `name` (case-insensitive).
-    func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
+    func header(_ name: String) -> String? { headers[name] }
 }
 
-/// Status line and headers of a response; header names are lower-cased.
+/// Status line and headers of a response.
 struct HTTPResponseHead: Sendable {
     /// HTTP status code.
     var status: Int
-    /// Header fields keyed by lower-cased name.
-    var headers: [String: String]
+    /// Header fields in the order received; a transport that combines repeated fields
+    /// (RFC 9110 §5.3) hands one field per name.
+    var headers: HTTPFields
 
-    /// The header named `name`, case-insensitively.
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
+    /// The value of the header named `name`, case-insensitively (the first one, should the name repeat).
+    func header(_ name: String) -> String? { headers[name] }
 }
 
 /// A fully read response.

@@ -116,7 +116,7 @@ struct RequestPipeline: Sendable {
 
     /// An authorized JSON call through ``perform(_:_:)``: returns the body and head of its 2xx
     /// answer. Throws ``ChappieClientError`` or `CancellationError`.
-    func sendJSON(method: String, url: URL, body: Data?, sessionID: String) async throws -> (body: Data, head: HTTPResponseHead) {
+    func sendJSON(method: HTTPMethod, url: URL, body: Data?, sessionID: String) async throws -> (body: Data, head: HTTPResponseHead) {
         let backend = InferenceBackend.destination(of: url, in: endpoints) ?? .codex
         return try await perform(url.lastPathComponent) { authorization in
             let request = HTTPRequest(method: method, url: url,
@@ -159,23 +159,23 @@ struct RequestPipeline: Sendable {
     /// 0.163.0 sends them, so proxies that drop underscore headers keep them); on the public API only `User-Agent`, `Accept` and
     /// `Content-Type` (SIWC.md §4.2: no originator, session or account header is documented there).
     func standardHeaders(for backend: InferenceBackend = .codex, sessionID: String, accept: String = Wire.eventStream)
-        -> [(name: String, value: String)] {
+        -> HTTPFields {
         switch backend {
         case .codex:
             [
-                ("originator", originator),
-                ("User-Agent", ChappieVersion.userAgent(originator: originator)),
-                (Wire.sessionID, sessionID),
-                (Wire.threadID, sessionID),
-                ("x-client-request-id", sessionID),
-                ("Accept", accept),
-                ("Content-Type", Wire.json),
+                "originator": originator,
+                "User-Agent": ChappieVersion.userAgent(originator: originator),
+                Wire.sessionID: sessionID,
+                Wire.threadID: sessionID,
+                "x-client-request-id": sessionID,
+                "Accept": accept,
+                "Content-Type": Wire.json,
             ]
         case .publicAPI:
             [
-                ("User-Agent", ChappieVersion.userAgent(originator: Wire.sdkProduct)),
-                ("Accept", accept),
-                ("Content-Type", Wire.json),
+                "User-Agent": ChappieVersion.userAgent(originator: Wire.sdkProduct),
+                "Accept": accept,
+                "Content-Type": Wire.json,
             ]
         }
     }

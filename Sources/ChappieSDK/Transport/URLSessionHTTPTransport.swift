@@ -50,7 +50,7 @@ final class URLSessionHTTPTransport: HTTPTransport, Sendable {
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
-        try HTTPFieldSyntax.validate(request.headers)
+        try request.headers.validate()
         if isShutDown.withLock({ $0 }) { throw CancellationError() }
         let loopback = LoopbackAddress.isLoopback(host: request.url.host)
         if loopback, let variable = ProxyEnvironment.variableProxying(request.url) {
@@ -58,7 +58,7 @@ final class URLSessionHTTPTransport: HTTPTransport, Sendable {
                 "\(variable) would send this loopback request through a proxy; add 127.0.0.1,localhost,::1 to no_proxy")
         }
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
+        urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpBody = request.body
         // libcurl counts this timeout in whole seconds: below 1 s it fires at once on Linux.
         urlRequest.timeoutInterval = max(1, request.idleTimeout)
@@ -192,10 +192,11 @@ private final class StreamingTask: Sendable {
 
     /// The response head arrived.
     func received(_ response: URLResponse) {
-        var headers: [String: String] = [:]
+        // Foundation hands one combined value per name, in no particular order.
+        var headers = HTTPFields()
         let http = response as? HTTPURLResponse
         for (key, value) in http?.allHeaderFields ?? [:] {
-            if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+            if let key = key as? String, let value = value as? String { headers.append(name: key.lowercased(), value: value) }
         }
         let pending = takeHead()
         pending?.resume(returning: HTTPResponseHead(status: http?.statusCode ?? 0, headers: headers))

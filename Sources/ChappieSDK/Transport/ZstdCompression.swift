@@ -8,7 +8,7 @@ import Foundation
 /// platforms (which ship no zstd), ``compress(_:)`` returns nil and the body goes uncompressed.
 enum ZstdCompression {
     /// The header that announces a compressed body (RFC 9110 §8.4).
-    static let contentEncoding = (name: Wire.contentEncodingHeader, value: Wire.zstd)
+    static let contentEncoding = HTTPField(name: Wire.contentEncodingHeader, value: Wire.zstd)
 
     /// The compression level Codex uses (PROTOCOL §4.2).
     static let defaultLevel: Int32 = 3

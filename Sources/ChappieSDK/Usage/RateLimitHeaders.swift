@@ -6,8 +6,8 @@ import Foundation
 /// window length, or a reset). Resets are accepted as `…-reset-at` (unix seconds) or
 /// `…-reset-after-seconds`. Booleans accept `true`/`false`/`1`/`0` in any case.
 enum RateLimitHeaders {
-    /// The snapshot in `headers` (lower-cased names), or nil when there is none.
-    static func snapshot(from headers: [String: String], now: Date = Date()) -> ChappieUsageLimitSnapshot? {
+    /// The snapshot in `headers` (names matched case-insensitively), or nil when there is none.
+    static func snapshot(from headers: HTTPFields, now: Date = Date()) -> ChappieUsageLimitSnapshot? {
         let primary = window(Wire.primary, headers, now)
         let secondary = window(Wire.secondary, headers, now)
         let credits: ChappieCredits? = headers[Wire.hasCredits].flatMap(bool).map { has in
@@ -18,7 +18,7 @@ enum RateLimitHeaders {
                                          plan: headers[Wire.planType].map(ChappiePlan.init(rawValue:)), credits: credits)
     }
 
-    private static func window(_ prefix: String, _ headers: [String: String], _ now: Date) -> ChappieUsageWindow? {
+    private static func window(_ prefix: String, _ headers: HTTPFields, _ now: Date) -> ChappieUsageWindow? {
         guard let used = headers[prefix + Wire.usedPercent].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
         let minutes = headers[prefix + Wire.windowMinutes].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         var reset = headers[prefix + Wire.resetAt].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }

@@ -11,7 +11,7 @@ import FoundationNetworking
 struct URLSessionWebSocketConnector: WebSocketConnector {
     /// Connects and waits for the first frame exchange to prove the connection is usable.
     /// Throws ``WebSocketError`` (`.unsupported` for a header HTTP does not allow: nothing is sent).
-    func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
+    func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection {
         try WebSocketHandshake.checkHeaders(headers)
         var request = URLRequest(url: url)
         request.timeoutInterval = max(1, timeout)
@@ -148,5 +148,5 @@ enum WebSocketLimits {
     /// The server closes with 1009 for a frame of 16 MiB or more.
     static let maximumFrameBytes = 16 << 20
     /// The `OpenAI-Beta` value the handshake requires (PROTOCOL §6.1).
-    static let betaHeader = (name: "OpenAI-Beta", value: "responses_websockets=2026-02-06")
+    static let betaHeader = HTTPField(name: "OpenAI-Beta", value: "responses_websockets=2026-02-06")
 }

@@ -39,7 +39,7 @@ enum WebSocketError: Error, Sendable, Equatable {
 protocol WebSocketConnection: Sendable {
     /// Header fields of the `101 Switching Protocols` answer, names as sent (the server's
     /// `x-codex-turn-state` and `x-models-etag` come here, PROTOCOL §6.1).
-    var handshakeResponseHeaders: [(name: String, value: String)] { get }
+    var handshakeResponseHeaders: HTTPFields { get }
     /// Sends one text frame. Throws ``WebSocketError``.
     func send(text: String) async throws
     /// Waits for the next message. Throws ``WebSocketError`` (a close arrives as `.closed`) or
@@ -54,10 +54,10 @@ protocol WebSocketConnection: Sendable {
 protocol WebSocketConnector: Sendable {
     /// Opens a connection to `url` (`ws:`/`wss:`) with handshake `headers`.
     /// Throws ``WebSocketError`` (`.unsupported` when this platform has no WebSocket client).
-    func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection
+    func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection
 }
 
 extension WebSocketConnection {
     /// No headers, for connections that do not keep them.
-    var handshakeResponseHeaders: [(name: String, value: String)] { [] }
+    var handshakeResponseHeaders: HTTPFields { [:] }
 }

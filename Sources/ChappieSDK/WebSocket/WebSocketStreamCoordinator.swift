@@ -32,8 +32,8 @@ struct WebSocketStreamCoordinator: Sendable {
     /// How a WebSocket attempt ended.
     enum Outcome: Sendable {
         /// The response completed over the WebSocket; `handshakeHeaders` are the socket's
-        /// `101 Switching Protocols` header fields (`x-models-etag` among them), names lower-cased.
-        case completed(ChappieResponse, handshakeHeaders: [String: String])
+        /// `101 Switching Protocols` header fields (`x-models-etag` among them), names as sent.
+        case completed(ChappieResponse, handshakeHeaders: HTTPFields)
         /// Use HTTP/SSE for this request; `sticky` = for the rest of the session too.
         case fallBack(sticky: Bool)
     }
@@ -96,9 +96,7 @@ struct WebSocketStreamCoordinator: Sendable {
                     if let response = try handler.handle(event, emit: emit) {
                         open.memory = IncrementalRequest.memory(of: body, responseID: response.id, outputItems: Self.replayed(response.items))
                         await runner.socket.keep(open)
-                        let headers = Dictionary(connection.handshakeResponseHeaders.map { ($0.name.lowercased(), $0.value) },
-                                                 uniquingKeysWith: { first, _ in first })
-                        return .completed(response, handshakeHeaders: headers)
+                        return .completed(response, handshakeHeaders: connection.handshakeResponseHeaders)
                     }
                 }
             } catch BackendFailure.connectionLimitReached {
@@ -229,8 +227,8 @@ struct WebSocketStreamCoordinator: Sendable {
             idle.connection.close(code: Wire.normalClosure)
         }
         let url = pipeline.endpoints.responsesWebSocket
-        let headers = pipeline.standardHeaders(sessionID: sessionID).filter { $0.name != "Accept" && $0.name != "Content-Type" }
-            + [WebSocketLimits.betaHeader]
+        var headers = pipeline.standardHeaders(sessionID: sessionID).removing(Wire.httpOnlyHeaders)
+        headers.append(WebSocketLimits.betaHeader)
         let timeout = pipeline.policy.webSocketConnectTimeout
         var unauthorizedUpgrades = 0
         let connection = try await pipeline.perform("websocket") { authorization in
@@ -245,7 +243,7 @@ struct WebSocketStreamCoordinator: Sendable {
                 throw BackendFailure.unauthorized(code: nil)
             }
         }
-        let turnState = connection.handshakeResponseHeaders.first { $0.name.lowercased() == TurnState.headerName }?.value
+        let turnState = connection.handshakeResponseHeaders[TurnState.headerName]
         runner.turnState.record(turnState)
         return ResponsesSocket.Open(connection: connection, accountID: authorization.accountID, signOutMark: mark,
                                     openedAt: pipeline.time.now(), memory: nil)
@@ -294,5 +292,7 @@ struct WebSocketStreamCoordinator: Sendable {
         static let unsupportedData = 1003
         /// RFC 6455 §7.4.1: the TLS handshake failed (certificate or host name not verified).
         static let tlsFailure = 1015
+        /// Standard headers that describe an HTTP body and are not sent on the upgrade.
+        static let httpOnlyHeaders: Set<String> = ["Accept", "Content-Type"]
     }
 }

@@ -81,7 +81,7 @@ struct ModelCatalogTests {
     func etagFromWebSocketHandshake(handshakeETag: String, expectedFetches: Int) async throws {
         let transport = ScriptedTransport { _, _ in .json(200, catalog, headers: ["etag": "v1"]) }
         let webSockets = ScriptedWebSocketConnector([.events(scriptedEvents(["hi"]), then: .open)],
-                                                    handshakeResponseHeaders: [(name: "X-Models-Etag", value: handshakeETag)])
+                                                    handshakeResponseHeaders: ["X-Models-Etag": handshakeETag])
         let configuration = try await ChappieAuthFixtures.signedIn(ChappieConfiguration(endpoints: endpoints))
         let client = ChappieClient(configuration: configuration, transport: transport, webSockets: webSockets,
                                    timeSource: ChappieVirtualTime().timeSource)

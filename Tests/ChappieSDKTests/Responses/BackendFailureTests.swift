@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Backend failure classification")
 struct BackendFailureTests {
-    private func classify(_ status: Int, _ body: String, headers: [String: String] = [:]) -> BackendFailure {
+    private func classify(_ status: Int, _ body: String, headers: HTTPFields = [:]) -> BackendFailure {
         BackendFailure.classify(status: status, error: ServerErrorBody(data: Data(body.utf8), status: status, headers: headers), headers: headers)
     }
 

@@ -33,7 +33,9 @@ actor ScriptedTransport: HTTPTransport {
         let (stream, continuation) = HTTPByteStream.makeStream()
         for chunk in reply.chunks { continuation.yield(chunk) }
         continuation.finish()
-        return (HTTPResponseHead(status: reply.status, headers: reply.headers), stream)
+        // Sorted by name: a dictionary has no order, a response head has one.
+        let headers = HTTPFields(reply.headers.sorted { $0.key < $1.key }.map { HTTPField(name: $0.key, value: $0.value) })
+        return (HTTPResponseHead(status: reply.status, headers: headers), stream)
     }
 
     private func record(_ request: HTTPRequest) async -> Reply {

@@ -22,21 +22,21 @@ actor ScriptedWebSocketConnector: WebSocketConnector {
     private var scripts: [Script]
     private(set) var connectCount = 0
     private(set) var sentFrames: [String] = []
-    private(set) var handshakeHeaders: [[(name: String, value: String)]] = []
+    private(set) var handshakeHeaders: [HTTPFields] = []
 
     /// The `101` header fields every connection reports (``WebSocketConnection/handshakeResponseHeaders``).
-    private let responseHeaders: [(name: String, value: String)]
+    private let responseHeaders: HTTPFields
 
-    init(_ scripts: [Script], handshakeResponseHeaders: [(name: String, value: String)] = []) {
+    init(_ scripts: [Script], handshakeResponseHeaders: HTTPFields = [:]) {
         self.scripts = scripts
         responseHeaders = handshakeResponseHeaders
     }
 
-    nonisolated func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
+    nonisolated func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection {
         try await next(headers: headers)
     }
 
-    private func next(headers: [(name: String, value: String)]) throws -> any WebSocketConnection {
+    private func next(headers: HTTPFields) throws -> any WebSocketConnection {
         connectCount += 1
         handshakeHeaders.append(headers)
         let script = scripts.isEmpty ? .fail(.network("no script left")) : scripts.removeFirst()
@@ -57,10 +57,10 @@ private actor ScriptedConnection: WebSocketConnection {
     let ending: ScriptedWebSocketConnector.Ending
     var closed = false
     var waiter: CheckedContinuation<Void, any Error>?
-    nonisolated let handshakeResponseHeaders: [(name: String, value: String)]
+    nonisolated let handshakeResponseHeaders: HTTPFields
 
     init(connector: ScriptedWebSocketConnector, events: [String], ending: ScriptedWebSocketConnector.Ending,
-         handshakeResponseHeaders: [(name: String, value: String)]) {
+         handshakeResponseHeaders: HTTPFields) {
         self.connector = connector
         self.events = events
         self.ending = ending

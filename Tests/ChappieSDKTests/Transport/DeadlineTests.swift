@@ -10,7 +10,7 @@ struct DeadlineTests {
         let server = try RawTestServer(.drip(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n",
                                              interval: 500_000))
         defer { server.stop() }
-        let request = HTTPRequest(method: "GET", url: server.url.appending(path: "oauth/token"), idleTimeout: 30, deadline: 1)
+        let request = HTTPRequest(method: .get, url: server.url.appending(path: "oauth/token"), idleTimeout: 30, deadline: 1)
         let error = await #expect(throws: TransportError.self) { _ = try await transport.make().send(request) }
         #expect(error == .deadlineExceeded(1))
     }
@@ -19,7 +19,7 @@ struct DeadlineTests {
     func cancelled() async throws {
         let server = try RawTestServer(.drip(head: "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n", interval: 500_000))
         defer { server.stop() }
-        let request = HTTPRequest(method: "GET", url: server.url.appending(path: "x"), idleTimeout: 30, deadline: 600)
+        let request = HTTPRequest(method: .get, url: server.url.appending(path: "x"), idleTimeout: 30, deadline: 600)
         let task = Task { try await TransportKind.platformDefault.make().send(request) }
         while server.connections == 0 { await Task.yield() }
         task.cancel()

@@ -34,7 +34,7 @@ struct HeaderInjectionTests {
     func transportRefuses(_ transport: TransportKind) async throws {
         let server = try RawTestServer(.answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
         defer { server.stop() }
-        let request = HTTPRequest(method: "GET", url: server.url.appending(path: "x"), headers: [("x-test", "a\r\nX-Injected: 1")])
+        let request = HTTPRequest(method: .get, url: server.url.appending(path: "x"), headers: ["x-test": "a\r\nX-Injected: 1"])
         let error = await #expect(throws: TransportError.self) { _ = try await transport.make().send(request) }
         #expect(error == .invalidHeaderField("x-test"))
         #expect(server.connections == 0)

@@ -34,7 +34,7 @@ struct ZstdCompressionTests {
         // then
         #expect(compressed.count * 4 < body.count, "\(compressed.count) of \(body.count) bytes")
         #expect(try ZstdDecoder.decode(compressed, maximumBytes: 1 << 24).get() == body)
-        #expect(ZstdCompression.contentEncoding == (name: "Content-Encoding", value: "zstd"))
+        #expect(ZstdCompression.contentEncoding == HTTPField(name: "Content-Encoding", value: "zstd"))
     }
 
     @Test("The emulator answers a real zstd-compressed POST /responses")

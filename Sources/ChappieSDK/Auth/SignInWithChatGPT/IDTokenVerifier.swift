@@ -104,7 +104,7 @@ enum JWKSCache {
     }
 
     private static func fetch(_ url: URL, transport: any HTTPTransport) async throws -> [String: RSAPublicKey] {
-        let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")], idleTimeout: 30,
+        let request = HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"], idleTimeout: 30,
                                   deadline: SIWCTokenEndpoint.tokenDeadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 256 << 10) }

@@ -17,7 +17,7 @@ import Darwin
 final class LoopbackCallbackListener: Sendable {
     /// A request as the handler sees it: method, path, query items, and the headers that matter.
     struct Request: Sendable {
-        var method: String
+        var method: HTTPMethod
         var path: String
         var query: [(name: String, value: String)]
         var host: String?
@@ -252,7 +252,7 @@ final class LoopbackCallbackListener: Sendable {
             }
         }
         let query = (components.queryItems ?? []).map { (name: $0.name, value: $0.value ?? "") }
-        return Request(method: String(requestLine[0]), path: components.path, query: query, host: host, origin: origin)
+        return Request(method: HTTPMethod(String(requestLine[0])), path: components.path, query: query, host: host, origin: origin)
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }

@@ -58,7 +58,7 @@ struct OpenIDDiscovery: Sendable, Equatable {
     /// ``ChappieAuthError/identityVerificationUnavailable(_:)`` (retryable); a wrong document is
     /// ``ChappieAuthError/invalidResponse(_:)``.
     static func fetch(issuer: URL, transport: any HTTPTransport) async throws -> OpenIDDiscovery {
-        let request = HTTPRequest(method: "GET", url: documentURL(for: issuer), headers: [("Accept", "application/json")],
+        let request = HTTPRequest(method: .get, url: documentURL(for: issuer), headers: ["Accept": "application/json"],
                                   idleTimeout: 30, deadline: SIWCTokenEndpoint.tokenDeadline)
         let response: HTTPResponse
         do { response = try await transport.send(request, maximumBytes: 256 << 10) }

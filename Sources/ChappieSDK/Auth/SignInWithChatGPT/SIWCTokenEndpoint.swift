@@ -100,8 +100,8 @@ struct SIWCTokenEndpoint: Sendable {
     static let revocationRetryDelay: Duration = .milliseconds(300)
 
     private func formRequest(_ url: URL, _ form: [(String, String)], deadline: TimeInterval?) -> HTTPRequest {
-        HTTPRequest(method: "POST", url: url,
-                    headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+        HTTPRequest(method: .post, url: url,
+                    headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                     body: Data(FormEncoding.encode(form).utf8), idleTimeout: 30, deadline: deadline)
     }
 

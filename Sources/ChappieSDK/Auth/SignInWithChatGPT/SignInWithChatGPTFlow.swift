@@ -137,7 +137,7 @@ struct SignInWithChatGPTFlow: Sendable {
         guard request.host == ownHost else { return .init(status: 421, page: CallbackPage.rejected) }
         if let origin = request.origin, origin != "http://\(ownHost)" { return .init(status: 403, page: CallbackPage.rejected) }
         guard request.path == LoopbackCallbackListener.Wire.callbackPath else { return .init(status: 404, page: CallbackPage.rejected) }
-        guard request.method == "GET" else { return .init(status: 405, page: CallbackPage.rejected) }
+        guard request.method == .get else { return .init(status: 405, page: CallbackPage.rejected) }
         guard let attempt else { return .init(status: 400, page: CallbackPage.rejected) }
         let states = request.values(Wire.state)
         guard states.count == 1, constantTimeEqual(states[0], attempt.state) else { return .init(status: 400, page: CallbackPage.rejected) }

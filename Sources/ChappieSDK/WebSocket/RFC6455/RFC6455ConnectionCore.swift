@@ -70,7 +70,7 @@ final class RFC6455ConnectionCore: Sendable {
     var isAbandoned: Bool { state.withLock { $0.abandoned } }
 
     /// The handshake response's header fields.
-    var responseHeaders: [(name: String, value: String)] { state.withLock { $0.responseHeaders } }
+    var responseHeaders: HTTPFields { state.withLock { $0.responseHeaders } }
 
     /// Queues `payload` as one text message and waits until it is written to the socket.
     ///
@@ -169,7 +169,7 @@ final class RFC6455ConnectionCore: Sendable {
 
     /// The handshake succeeded: the connect waiter returns. False when the connect was abandoned
     /// meanwhile (tear down).
-    func opened(responseHeaders: [(name: String, value: String)]) -> Bool {
+    func opened(responseHeaders: HTTPFields) -> Bool {
         let (waiter, proceed): (CheckedContinuation<Void, any Error>?, Bool) = state.withLock { state in
             guard !state.abandoned, state.phase == .connecting else { return (nil, false) }
             state.phase = .open

@@ -33,7 +33,7 @@ struct RFC6455ConnectionState {
     var wasOpened = false
     var connectWaiter: CheckedContinuation<Void, any Error>?
     var abandoned = false
-    var responseHeaders: [(name: String, value: String)] = []
+    var responseHeaders = HTTPFields()
 
     var inbox = FIFOQueue<WebSocketMessage>()
     var inboxBytes = 0

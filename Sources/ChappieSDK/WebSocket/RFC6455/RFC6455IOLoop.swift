@@ -23,7 +23,7 @@ final class RFC6455IOLoop {
         /// Where to connect.
         var endpoint: WebSocketEndpoint
         /// The caller's handshake headers (checked; sent as given, never logged).
-        var headers: [(name: String, value: String)]
+        var headers: HTTPFields
         /// When the connection must be open (name resolution, TCP, TLS and handshake together).
         var deadline: ContinuousClock.Instant
         /// Where trusted certificates come from.

@@ -13,9 +13,9 @@ final class RFC6455WebSocketConnection: WebSocketConnection {
 
     /// The header fields of the server's handshake response (`x-codex-turn-state`,
     /// `x-models-etag`, … PROTOCOL §6.1).
-    let responseHeaders: [(name: String, value: String)]
+    let responseHeaders: HTTPFields
     /// The handshake answer's headers (``WebSocketConnection/handshakeResponseHeaders``).
-    var handshakeResponseHeaders: [(name: String, value: String)] { responseHeaders }
+    var handshakeResponseHeaders: HTTPFields { responseHeaders }
 
     /// Wraps an opened core.
     init(core: RFC6455ConnectionCore) {

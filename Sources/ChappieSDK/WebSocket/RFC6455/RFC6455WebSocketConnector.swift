@@ -76,14 +76,14 @@ struct RFC6455WebSocketConnector: WebSocketConnector {
     /// The returned connection is an ``RFC6455WebSocketConnection``.
     ///
     /// - Throws: see the type's documentation.
-    func connect(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> any WebSocketConnection {
+    func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection {
         try await open(url: url, headers: headers, timeout: timeout)
     }
 
     /// ``connect(url:headers:timeout:)`` with the concrete connection type.
     ///
     /// - Throws: see the type's documentation.
-    func open(url: URL, headers: [(name: String, value: String)], timeout: TimeInterval) async throws -> RFC6455WebSocketConnection {
+    func open(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> RFC6455WebSocketConnection {
         try Task.checkCancellation()
         let endpoint = try WebSocketEndpoint(url: url)
         try WebSocketHandshake.checkHeaders(headers)

@@ -32,7 +32,7 @@ struct WebSocketHandshake: Sendable {
     ///
     /// - Throws: ``WebSocketError/unsupported(_:)`` when a header name is not an HTTP token or a
     ///   value contains CR, LF or NUL (the message names neither).
-    func request(for endpoint: WebSocketEndpoint, headers: [(name: String, value: String)], offersDeflate: Bool) throws(WebSocketError) -> [UInt8] {
+    func request(for endpoint: WebSocketEndpoint, headers: HTTPFields, offersDeflate: Bool) throws(WebSocketError) -> [UInt8] {
         var lines = [
             "GET \(endpoint.requestTarget) HTTP/1.1",
             "\(Wire.host): \(endpoint.hostHeader)",
@@ -57,8 +57,8 @@ struct WebSocketHandshake: Sendable {
     /// - Throws: ``WebSocketError/unsupported(_:)`` when a name is not an HTTP token or a value
     ///   is not an HTTP field value (CR, LF, NUL, another control character); the message names
     ///   neither.
-    static func checkHeaders(_ headers: [(name: String, value: String)]) throws(WebSocketError) {
-        guard HTTPFieldSyntax.firstInvalidField(in: headers) == nil else {
+    static func checkHeaders(_ headers: HTTPFields) throws(WebSocketError) {
+        guard headers.firstInvalidField == nil else {
             throw .unsupported("a handshake header has a name or value that HTTP does not allow")
         }
     }

@@ -6,12 +6,10 @@ struct WebSocketHandshakeResponse: Sendable {
     /// The HTTP status code (101 when the server switches protocols).
     var status: Int
     /// The header fields in order, names as sent.
-    var headers: [(name: String, value: String)]
+    var headers: HTTPFields
 
     /// The values of every field named `name` (case-insensitive), in order.
-    func values(_ name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
-    }
+    func values(_ name: String) -> [String] { headers.values(name) }
 
     /// Checks that the server accepted this handshake and returns the negotiated
     /// `permessage-deflate` parameters (nil when the server declined it).
@@ -101,14 +99,14 @@ struct WebSocketHandshakeResponseReader {
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3,
             parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(parts[1])
         else { throw WebSocketHandshakeResponse.failure("malformed status line") }
-        var headers: [(name: String, value: String)] = []
+        var headers = HTTPFields()
         for line in lines {
             guard let colon = line.firstIndex(of: 58) else { throw WebSocketHandshakeResponse.failure("malformed header line") }
             let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
             // A name must be a token; a line starting with whitespace is an obsolete fold (RFC 9112 §5.2).
             guard WebSocketHandshake.isToken(name) else { throw WebSocketHandshakeResponse.failure("malformed header name") }
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
-            headers.append((name, value))
+            headers.append(name: name, value: value)
         }
         return WebSocketHandshakeResponse(status: status, headers: headers)
     }

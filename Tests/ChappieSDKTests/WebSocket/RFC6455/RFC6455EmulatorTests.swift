@@ -10,8 +10,8 @@ struct RFC6455EmulatorTests {
         URL(string: "ws://127.0.0.1:\(emulator.port)/backend-api/codex/responses")!
     }
 
-    static func headers(_ token: String?) -> [(name: String, value: String)] {
-        (token.map { [("Authorization", "Bearer \($0)")] } ?? []) + [WebSocketLimits.betaHeader]
+    static func headers(_ token: String?) -> HTTPFields {
+        (token.map { ["Authorization": "Bearer \($0)"] } ?? [:]) + [WebSocketLimits.betaHeader]
     }
 
     static func create(_ text: String) -> String {

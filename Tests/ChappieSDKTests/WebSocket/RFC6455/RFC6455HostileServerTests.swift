@@ -10,7 +10,7 @@ struct RFC6455HostileServerTests {
     static func open(_ peer: RawWebSocketPeer, connector: RFC6455WebSocketConnector = RFC6455WebSocketConnector(), timeout: TimeInterval = 15)
         async throws -> RFC6455WebSocketConnection
     {
-        try await connector.open(url: peer.url, headers: [("Authorization", token)], timeout: timeout)
+        try await connector.open(url: peer.url, headers: ["Authorization": token], timeout: timeout)
     }
 
     /// Expects `receive()` to fail with a close of `code`; returns the reason.
@@ -211,7 +211,7 @@ struct RFC6455HostileServerTests {
     @Test("The connection plan, which holds the Authorization header, prints without it")
     func planIsRedacted() throws {
         let plan = RFC6455IOLoop.Plan(
-            endpoint: try WebSocketEndpoint(url: URL(string: "wss://example.com/socket")!), headers: [("Authorization", Self.token)], deadline: .now,
+            endpoint: try WebSocketEndpoint(url: URL(string: "wss://example.com/socket")!), headers: ["Authorization": Self.token], deadline: .now,
             trust: .system, libraries: .system, offersPerMessageDeflate: true, maximumMessageBytes: 1, maximumHandshakeHeadBytes: 1,
             closeTimeout: .zero)
         var dumped = ""
@@ -357,7 +357,7 @@ struct RFC6455HostileServerTests {
             connection.report("request arrived")
         }) { peer in
             let error = await #expect(throws: WebSocketError.self) {
-                _ = try await RFC6455WebSocketConnector().open(url: peer.url, headers: [("X-Evil", "a\r\nAuthorization: Bearer stolen")], timeout: 5)
+                _ = try await RFC6455WebSocketConnector().open(url: peer.url, headers: ["X-Evil": "a\r\nAuthorization: Bearer stolen"], timeout: 5)
             }
             guard case .unsupported(let message)? = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(!message.contains("stolen"))

@@ -8,7 +8,7 @@ struct WebSocketHandshakeTests {
     static let sampleAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
     static func response(_ headers: [(String, String)], status: Int = 101) -> WebSocketHandshakeResponse {
-        WebSocketHandshakeResponse(status: status, headers: headers.map { (name: $0.0, value: $0.1) })
+        WebSocketHandshakeResponse(status: status, headers: HTTPFields(headers.map { HTTPField(name: $0.0, value: $0.1) }))
     }
 
     static let upgrade: [(String, String)] = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", sampleAccept)]
@@ -31,7 +31,7 @@ struct WebSocketHandshakeTests {
     @Test("The request carries the upgrade, the deflate offer and the caller's headers as given; handshake headers stay ours")
     func request() throws {
         let endpoint = try WebSocketEndpoint(url: URL(string: "wss://chatgpt.com/backend-api/codex/responses?x=1")!)
-        let headers: [(name: String, value: String)] = [("Authorization", "Bearer abc.def"), ("Host", "evil.example"), ("sec-websocket-key", "forged"), ("OpenAI-Beta", "responses_websockets=2026-02-06")]
+        let headers: HTTPFields = ["Authorization": "Bearer abc.def", "Host": "evil.example", "sec-websocket-key": "forged", "OpenAI-Beta": "responses_websockets=2026-02-06"]
         let bytes = try WebSocketHandshake(key: Self.sampleKey).request(for: endpoint, headers: headers, offersDeflate: true)
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text == [
@@ -46,7 +46,7 @@ struct WebSocketHandshakeTests {
     ])
     func headerInjection(name: String, value: String) throws {
         let endpoint = try WebSocketEndpoint(url: URL(string: "wss://example.com/")!)
-        let error = #expect(throws: WebSocketError.self) { _ = try WebSocketHandshake().request(for: endpoint, headers: [(name, value)], offersDeflate: false) }
+        let error = #expect(throws: WebSocketError.self) { _ = try WebSocketHandshake().request(for: endpoint, headers: [name: value], offersDeflate: false) }
         guard case .unsupported(let message)? = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(!message.contains("stolen"))
     }
