@@ -25,15 +25,27 @@ let package = Package(
     targets: [
         .target(
             name: "ChappieSDK",
-            // The Linux HTTP transport drives the system libcurl, loaded at run time (DESIGN §4).
-            dependencies: [.target(name: "CChappieCurl", condition: .when(platforms: [.linux]))],
+            dependencies: ["ChappieTransport"],
             // Apple's privacy manifest (no tracking; user id and email for app functionality).
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: settings
         ),
+        // The SDK's own network plumbing, below the transport seam: the libcurl loop of the Linux
+        // HTTP transport, the RFC 6455 WebSocket client (sockets, TLS, frames, permessage-deflate)
+        // and the loaders of the system libraries they dlopen (OpenSSL, zlib, zstd). A target of
+        // its own so this code, which touches C, sockets and threads, builds and is tested apart
+        // from the SDK's logic, and the SDK reaches it only through the seam types it exports with
+        // `package` access. Not a product: nothing in it is public, and apps never import it.
+        .target(
+            name: "ChappieTransport",
+            // The Linux HTTP transport drives the system libcurl, loaded at run time (DESIGN §4).
+            dependencies: [.target(name: "CChappieCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: settings
+        ),
         // Non-variadic wrappers around the system libcurl (dlopen'ed; no curl header or library at build time).
         .target(name: "CChappieCurl"),
-        .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK"], swiftSettings: settings),
+        // ChappieTransport for the SDK's shared `package` helpers (LockedBox, Redaction).
+        .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK", "ChappieTransport"], swiftSettings: settings),
         .target(
             name: "ChappieSDKTesting",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
@@ -52,7 +64,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ChappieSDKTests",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
+            // ChappieTransport: the unit tests of the transport internals (RFC 6455, libcurl, loaders).
+            dependencies: ["ChappieSDK", "ChappieTransport", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
             swiftSettings: settings
         ),
         // Fixtures: thread files as earlier SDK versions wrote them (format migration tests).
@@ -70,7 +83,8 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieSDKTesting"],
+            // ChappieTransport: the RFC 6455 client against other implementations.
+            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieTransport", "ChappieSDKTesting"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),

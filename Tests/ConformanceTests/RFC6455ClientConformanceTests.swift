@@ -1,7 +1,8 @@
 #if os(Linux)
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite(
     "Chappie's own WebSocket client against the Python websockets server, over ws and wss (issue 14)",

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Type-check Chappie's library targets for iOS and macOS on Linux, with the Linux Swift compiler
+# Type-check Chappie's library targets (ChappieTransport first, the internal target the others
+# import, then ChappieSDK, ChappieSDKRuntime, ChappieEmulator, ChappieSDKTesting) for iOS and macOS on Linux, with the Linux Swift compiler
 # (Swift 6.3.1, the one on PATH) and public snapshots of Apple's SDKs (no Xcode, no linking, nothing is run).
 #
 #   usage: typecheck.sh [SOURCE_TREE] [ios|macos|all]     (default: the current folder, all)
@@ -116,10 +117,13 @@ PY
             $(find "$shim/Sources/$1" -name '*.swift' | sort) > "$mods/$1.emit.log" 2>&1 ||
             echo "note: could not emit $1 for $plat (see $mods/$1.emit.log)"
     }
-    emit ChappieSDK; emit ChappieEmulator; emit ChappieSDKRuntime
+    # ChappieTransport first: ChappieSDK and ChappieSDKRuntime import it (CChappieCurl, its only
+    # C dependency, is Linux-only, so `canImport(CChappieCurl)` is false here and the libcurl
+    # loop drops out).
+    emit ChappieTransport; emit ChappieSDK; emit ChappieEmulator; emit ChappieSDKRuntime
 
     : > "$out"
-    for t in ChappieSDK ChappieSDKRuntime ChappieEmulator ChappieSDKTesting; do
+    for t in ChappieTransport ChappieSDK ChappieSDKRuntime ChappieEmulator ChappieSDKTesting; do
         local start=$SECONDS
         echo "=== $t ($target, $(basename "$sdk")) ===" >> "$out"
         local tree=$SRC

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The credential owner of one slot (store, service, account, issuer): loads the credential,

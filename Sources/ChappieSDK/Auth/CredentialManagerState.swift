@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// What the credential manager tells observers (the auth session) about the stored sign-in.

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// What the user-code request returned (PROTOCOL §1.1).

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// A token endpoint answer (PROTOCOL §1.3, §2.2). Every field is optional here; the code exchange

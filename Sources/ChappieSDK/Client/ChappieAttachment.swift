@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Something a user message carries besides its text: an image, as bytes with their MIME type

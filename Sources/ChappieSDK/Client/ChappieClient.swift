@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Talks to the ChatGPT/Codex backend for the signed-in user: sends messages, streams replies,

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Compaction: replacing the conversation with a shorter one that stands for it, by the app's own

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The one owner of a conversation (DESIGN §11): its context, the gate that runs turns and context

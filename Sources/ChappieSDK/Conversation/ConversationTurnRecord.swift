@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// What one turn of a ``ChappieClient`` did, as its conversation engine recorded it: the one

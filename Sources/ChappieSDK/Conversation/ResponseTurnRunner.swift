@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Runs one Responses request and streams its events: over a WebSocket first when the policy

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The tokens of one signed-in ChatGPT account, as issued by the token endpoint.

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// A credential store that keeps everything in memory: for tests and previews. It reads

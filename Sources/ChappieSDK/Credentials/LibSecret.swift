@@ -1,4 +1,5 @@
 #if os(Linux)
+import ChappieTransport
 import Dispatch
 import Foundation
 #if canImport(Glibc)

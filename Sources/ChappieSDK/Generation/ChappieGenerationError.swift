@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Why a typed reply (``ChappieClient/send(_:generating:)-(String,_)``, ``ChappieClient/stream(_:generating:)-(String,_)``)

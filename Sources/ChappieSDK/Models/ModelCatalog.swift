@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// One client's view of the signed-in account's model catalog: fetched through the client's

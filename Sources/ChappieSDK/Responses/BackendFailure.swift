@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// What a failed backend answer means for the caller, decided in one place from the error's

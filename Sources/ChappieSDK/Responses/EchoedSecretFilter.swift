@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Keeps the signed-in user's own access token out of what a reply shows: a backend that echoes

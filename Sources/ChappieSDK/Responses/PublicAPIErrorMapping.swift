@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Classifies the public Responses API's failures (SIWC.md §6.2–6.3) into the pipeline's

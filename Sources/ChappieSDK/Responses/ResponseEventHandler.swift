@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// Turns decoded Responses events into consumer events and the final response, the same way for
 /// SSE and WebSocket: deltas pass through the ``ReplayGuard``s, terminal events end the attempt.
 struct ResponseEventHandler: Sendable {

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// One Responses streaming event, decoded by its JSON `type` (PROTOCOL §5.2), the same objects on

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The useful parts of an error body, whatever its shape: FastAPI `{"detail":"…"}` or

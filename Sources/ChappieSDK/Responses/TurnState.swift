@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// The backend's sticky-routing token for one turn (`x-codex-turn-state`, PROTOCOL §4.6): the
 /// first value the server gives in a turn (a response header over HTTP, the handshake or a
 /// `response.metadata` event over WebSocket) is sent back with every later request of the same

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Entry points into internal machinery for `chappie-bench` only (SPI, not part of the API).

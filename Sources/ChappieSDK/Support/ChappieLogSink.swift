@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// How important a log event is.
 public enum ChappieLogLevel: Int, Sendable, Comparable, Codable {
     /// Step-by-step detail (each poll, each retry).

@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// An event whose text may be merged with the next event of the same kind when a consumer falls
 /// behind (text deltas: chunk boundaries carry no meaning).
 package protocol ChappieMergeableEvent: Sendable {

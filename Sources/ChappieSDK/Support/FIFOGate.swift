@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// A first-in, first-out gate: one holder at a time, the others admitted in the order they
 /// arrived. A waiter whose task is cancelled stops waiting at once (``enter()`` throws
 /// `CancellationError`) without changing the order of the others; the holder hands the gate

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Runs the function calls of one response: applies each tool's policy, asks for approval,

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The form of a request's address that an error message may show: scheme, host, port and path,

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// An overall deadline around an exchange that may otherwise last as long as the server keeps

@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// Picks the platform's ``HTTPTransport``: on Linux, libcurl driven directly
 /// (``CurlHTTPTransport``: backpressure, no proxy for loopback, no busy polling), falling back to
 /// FoundationNetworking's `URLSession` when libcurl cannot be loaded; elsewhere `URLSession`.

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The one path every backend call takes (DESIGN §4): authorize with the slot's credential owner,

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Compresses HTTP request bodies with zstd (RFC 8878) for `Content-Encoding: zstd`, as Codex does

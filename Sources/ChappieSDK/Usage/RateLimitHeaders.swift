@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Reads the `x-codex-*` rate-limit headers of a backend response (PROTOCOL §7.1) into a snapshot.

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Closes a WebSocket that stays silent too long: the stream idle timeout (PROTOCOL §6.2: the same

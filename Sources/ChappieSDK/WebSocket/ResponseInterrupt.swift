@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Ends a response the caller stopped reading while keeping its socket (PROTOCOL-UPDATES,

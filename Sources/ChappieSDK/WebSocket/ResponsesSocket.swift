@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The client's Responses WebSocket (PROTOCOL §6): at most one open connection, reused across

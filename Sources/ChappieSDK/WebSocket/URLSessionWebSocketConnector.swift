@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -141,12 +142,4 @@ struct URLSessionWebSocketConnection: WebSocketConnection {
         }
         return WebSocketError.network(Redaction.clean(nsError.localizedDescription))
     }
-}
-
-/// Limits of the Responses WebSocket (PROTOCOL §6, FAILURE-CASES #25).
-enum WebSocketLimits {
-    /// The server closes with 1009 for a frame of 16 MiB or more.
-    static let maximumFrameBytes = 16 << 20
-    /// The `OpenAI-Beta` value the handshake requires (PROTOCOL §6.1).
-    static let betaHeader = HTTPField(name: "OpenAI-Beta", value: "responses_websockets=2026-02-06")
 }

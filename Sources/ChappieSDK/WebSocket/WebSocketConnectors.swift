@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Picks the WebSocket client a platform can use (DESIGN §4): `URLSessionWebSocketTask` on Apple
@@ -8,7 +9,7 @@ enum WebSocketConnectors {
     /// ``WebSocketError/unsupported(_:)``, which means "use HTTP/SSE".
     static func platformDefault() -> any WebSocketConnector {
         #if os(Linux)
-        RFC6455WebSocketConnector()
+        RFC6455WebSocketConnector.standard
         #else
         URLSessionWebSocketConnector()
         #endif

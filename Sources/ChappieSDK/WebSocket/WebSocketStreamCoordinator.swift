@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Streams one response over the client's Responses WebSocket (PROTOCOL §6): one

@@ -1,4 +1,5 @@
 import ChappieSDK
+import ChappieTransport
 import Foundation
 
 /// Turns the client's events for one turn into runtime events as they happen, from whichever

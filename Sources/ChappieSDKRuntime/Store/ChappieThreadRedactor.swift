@@ -1,4 +1,5 @@
 import ChappieSDK
+import ChappieTransport
 import Foundation
 
 /// Rewrites text before a store writes it, so secrets a user pasted, or a tool echoed, never

@@ -1,7 +1,8 @@
+@testable import ChappieSDK
 import ChappieSDKTesting
+import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 private let endpoints = ChappieEndpoints(authIssuer: URL(string: "https://auth.test")!, backend: URL(string: "https://backend.test/backend-api")!)
 

@@ -1,7 +1,8 @@
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("Backend failure classification")
 struct BackendFailureTests {

@@ -1,8 +1,9 @@
 import ChappieEmulator
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 private let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
 

@@ -1,5 +1,6 @@
-import Testing
 @testable import ChappieSDK
+@testable import ChappieTransport
+import Testing
 
 @Suite("FIFO queue")
 struct FIFOQueueTests {

@@ -1,4 +1,5 @@
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 @_spi(ChappieTesting) @testable import ChappieSDK
 

@@ -1,5 +1,6 @@
-import Foundation
 @testable import ChappieSDK
+@testable import ChappieTransport
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

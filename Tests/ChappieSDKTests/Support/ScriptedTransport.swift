@@ -1,5 +1,6 @@
-import Foundation
 @testable import ChappieSDK
+@testable import ChappieTransport
+import Foundation
 
 /// A transport double: answers each request from a script and records what was sent.
 actor ScriptedTransport: HTTPTransport {

@@ -1,5 +1,6 @@
-import Foundation
 @testable import ChappieSDK
+@testable import ChappieTransport
+import Foundation
 
 /// A WebSocket connector double: each `connect` uses the next script.
 actor ScriptedWebSocketConnector: WebSocketConnector {

@@ -1,4 +1,5 @@
 import ChappieSDKTesting
+import ChappieTransport
 import Foundation
 import Testing
 @_spi(ChappieTesting) @testable import ChappieSDK

@@ -1,7 +1,8 @@
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 /// Errors name the address that failed, never its query or a token, and name a status once.
 @Suite("Error messages name the address")

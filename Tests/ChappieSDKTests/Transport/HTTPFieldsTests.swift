@@ -1,6 +1,7 @@
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("HTTP fields")
 struct HTTPFieldsTests {

@@ -1,6 +1,7 @@
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 /// Counts the flow-control calls a body makes.
 private final class FlowRecorder: @unchecked Sendable {

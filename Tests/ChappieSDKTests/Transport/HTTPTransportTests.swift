@@ -1,8 +1,9 @@
 import ChappieEmulator
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 /// The transports under test: the platform's default (libcurl on Linux) and `URLSession`.
 enum TransportKind: String, CaseIterable, Sendable {
@@ -29,6 +30,15 @@ private func client(_ transport: TransportKind, backend: URL, issuer: URL? = nil
 
 @Suite("HTTP transport")
 struct HTTPTransportTests {
+    #if os(Linux)
+    @Test("on Linux the platform's transport is the libcurl loop (the SDK still sees CChappieCurl through ChappieTransport)")
+    func linuxDefaultIsCurl() async {
+        let transport = HTTPTransports.platformDefault()
+        #expect(transport is CurlHTTPTransport)
+        await transport.shutdown()
+    }
+    #endif
+
     @Test("a client's turns reuse keep-alive connections: five turns open at most two", arguments: TransportKind.allCases)
     func keepAliveAcrossTurns(_ transport: TransportKind) async throws {
         try await ChappieTestEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: 1),

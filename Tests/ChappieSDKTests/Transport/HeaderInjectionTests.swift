@@ -1,8 +1,9 @@
 import ChappieEmulator
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 /// A client on `transport` against a hostile `backend`, holding `credential`.
 private func hostileClient(_ transport: TransportKind, backend: URL, credential: ChappieCredential) async throws -> ChappieClient {

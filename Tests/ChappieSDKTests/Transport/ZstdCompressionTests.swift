@@ -1,8 +1,9 @@
 #if os(Linux)
 @testable import ChappieEmulator
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

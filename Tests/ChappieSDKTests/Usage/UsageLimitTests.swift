@@ -1,8 +1,9 @@
 import ChappieEmulator
+@testable import ChappieSDK
 import ChappieSDKTesting
+import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("Usage limits")
 struct UsageLimitTests {

@@ -1,8 +1,9 @@
 import ChappieEmulator
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 private func body(_ input: [ChappieJSONValue], model: String = "gpt-5.5") -> ChappieJSONValue {
     ["model": .string(model), "instructions": "be brief", "input": .array(input), "tools": [], "store": false, "stream": true,

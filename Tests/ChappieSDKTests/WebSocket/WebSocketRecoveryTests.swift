@@ -1,8 +1,9 @@
 import ChappieEmulator
+@testable import ChappieSDK
 import ChappieSDKTesting
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 /// The WebSocket upgrades (`GET /backend-api/codex/responses`) the emulator received.
 private func handshakes(_ emulator: ChappieEmulator) async -> Int {

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// One authorization attempt's secrets and the authorize URL built from them (OAuth 2.0 RFC 6749

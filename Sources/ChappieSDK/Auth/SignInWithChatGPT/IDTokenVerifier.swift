@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Verifies a Sign in with ChatGPT ID token (OpenID Connect Core 1.0 §3.1.3.7; SIWC.md §2.7):

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The OpenID Provider metadata a Sign in with ChatGPT sign-in uses (OpenID Connect Discovery 1.0

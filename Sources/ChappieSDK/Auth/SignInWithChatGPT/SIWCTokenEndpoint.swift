@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// The token and revocation calls of Sign in with ChatGPT (SIWC.md §2.5, §2.8, §2.9): form bodies

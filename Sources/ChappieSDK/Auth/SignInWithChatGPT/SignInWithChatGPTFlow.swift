@@ -1,3 +1,4 @@
+import ChappieTransport
 import Foundation
 
 /// Runs one Sign in with ChatGPT attempt (SIWC.md §2): discovery, the installation's host id

@@ -1,3 +1,5 @@
+import ChappieTransport
+
 /// An `OSStatus` returned by a `SecItem…` call, with the codes the Keychain store handles and
 /// what each one means for the caller. Values from `SecBase.h` (iOS 17 / macOS 14 SDK).
 struct KeychainStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {

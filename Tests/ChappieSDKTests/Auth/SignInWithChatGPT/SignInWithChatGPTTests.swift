@@ -1,7 +1,8 @@
-import Foundation
-import Testing
 @testable import ChappieSDK
 @testable import ChappieSDKTesting
+@testable import ChappieTransport
+import Foundation
+import Testing
 
 /// A browser stand-in: records the authorize URL, then answers it the way a test asks.
 private final class TestBrowser: @unchecked Sendable {

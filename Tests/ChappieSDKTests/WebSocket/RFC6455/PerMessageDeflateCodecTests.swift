@@ -1,7 +1,8 @@
 #if os(Linux)
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("permessage-deflate over the system zlib (RFC 7692 §7.2)")
 struct PerMessageDeflateCodecTests {

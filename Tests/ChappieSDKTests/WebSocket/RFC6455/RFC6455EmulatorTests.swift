@@ -1,8 +1,9 @@
 #if os(Linux)
 import ChappieEmulator
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("Chappie's RFC 6455 client against the emulator's Responses WebSocket (PROTOCOL §6)", .timeLimit(.minutes(1)))
 struct RFC6455EmulatorTests {

@@ -1,7 +1,8 @@
 #if os(Linux)
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("Chappie's RFC 6455 client refuses what a server must not send", .timeLimit(.minutes(1)))
 struct RFC6455HostileServerTests {

@@ -1,6 +1,7 @@
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("WebSocket frames: encoding, decoding at every chunk boundary, and what the decoder refuses (RFC 6455 §5)")
 struct WebSocketFrameCodecTests {

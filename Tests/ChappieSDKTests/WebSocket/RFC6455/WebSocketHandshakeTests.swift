@@ -1,6 +1,7 @@
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 @Suite("The opening handshake: the request, the response head at every chunk boundary, and its checks (RFC 6455 §4)")
 struct WebSocketHandshakeTests {

@@ -1,6 +1,7 @@
+@testable import ChappieSDK
+@testable import ChappieTransport
 import Foundation
 import Testing
-@testable import ChappieSDK
 
 /// Reverses the bytes: a stand-in decompressor that makes a compressed message recognisable.
 private final class ReversingInflater: WebSocketMessageInflating {

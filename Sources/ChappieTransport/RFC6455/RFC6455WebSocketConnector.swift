@@ -25,7 +25,7 @@ import Foundation
 /// * ``WebSocketError/network(_:)``: resolution, connect, a drop during the handshake, or the
 ///   deadline (`timeout` covers all of it).
 /// * `CancellationError`.
-struct RFC6455WebSocketConnector: WebSocketConnector {
+package struct RFC6455WebSocketConnector: WebSocketConnector {
     /// The system libraries a connector uses (replaced in tests to simulate a missing one),
     /// loaded on the connection's thread: `dlopen` reads files, which never happens on the
     /// cooperative pool.
@@ -72,11 +72,15 @@ struct RFC6455WebSocketConnector: WebSocketConnector {
         self.libraries = libraries
     }
 
+    /// A connector with every default: the system trust store and libraries, `permessage-deflate`
+    /// offered, 16 MiB messages.
+    package static var standard: RFC6455WebSocketConnector { RFC6455WebSocketConnector() }
+
     /// Opens a connection to `url` with the handshake `headers`, open within `timeout` seconds.
     /// The returned connection is an ``RFC6455WebSocketConnection``.
     ///
     /// - Throws: see the type's documentation.
-    func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection {
+    package func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection {
         try await open(url: url, headers: headers, timeout: timeout)
     }
 

@@ -13,7 +13,7 @@ import Musl
 ///
 /// A thread started while a task runs with ``ThreadGroup/current`` set belongs to that group,
 /// which can wait for all of them (``ThreadGroup/join()``).
-final class JoinableThread: Sendable {
+package final class JoinableThread: Sendable {
     private struct State {
         var handle: pthread_t?
         var ended = false
@@ -31,7 +31,7 @@ final class JoinableThread: Sendable {
     private let state = LockedBox(State())
 
     /// Starts a thread named `name` that runs `body`; nil when the system cannot start one.
-    init?(name: String, body: @escaping @Sendable () -> Void) {
+    package init?(name: String, body: @escaping @Sendable () -> Void) {
         let state = self.state
         let start = Start {
             Thread.current.name = name
@@ -70,14 +70,14 @@ final class JoinableThread: Sendable {
     }
 
     /// Whether the thread's body has returned.
-    var hasEnded: Bool { state.withLock(\.ended) }
+    package var hasEnded: Bool { state.withLock(\.ended) }
 
     /// The thread's kernel id once it runs.
-    var threadID: Int32? { state.withLock(\.threadID) }
+    package var threadID: Int32? { state.withLock(\.threadID) }
 
     /// Waits until the thread has ended, then reaps it (`pthread_join`, which by then waits only
     /// for the thread's last instructions). Never blocks while the thread still works.
-    func join() async {
+    package func join() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = state.withLock { state in
                 if !state.ended { state.waiters.append(continuation) }
@@ -90,7 +90,7 @@ final class JoinableThread: Sendable {
 
     /// Reaps an ended thread at once; false when it still runs (`wait` false) or was reaped.
     @discardableResult
-    func reap(wait: Bool) -> Bool {
+    package func reap(wait: Bool) -> Bool {
         let handle: pthread_t? = state.withLock { state in
             guard state.ended || wait, let handle = state.handle else { return nil }
             state.handle = nil
@@ -109,14 +109,14 @@ final class JoinableThread: Sendable {
 /// The threads a client started (its WebSocket connections' I/O threads): ``join()`` waits for
 /// every one of them. Threads register themselves when started in a task that runs with
 /// ``current`` set; ended ones are reaped as new ones start, so the group stays small.
-final class ThreadGroup: Sendable {
+package final class ThreadGroup: Sendable {
     /// The group new threads join.
-    static let current = TaskLocal<ThreadGroup?>(wrappedValue: nil)
+    package static let current = TaskLocal<ThreadGroup?>(wrappedValue: nil)
 
     private let threads = LockedBox<[JoinableThread]>([])
 
     /// An empty group.
-    init() {}
+    package init() {}
 
     /// Adds `thread`, reaping the members that have ended.
     fileprivate func adopt(_ thread: JoinableThread) {
@@ -130,11 +130,11 @@ final class ThreadGroup: Sendable {
     }
 
     /// The kernel ids of the members still registered (for tests).
-    var threadIDs: [Int32] { threads.withLock { $0.compactMap(\.threadID) } }
+    package var threadIDs: [Int32] { threads.withLock { $0.compactMap(\.threadID) } }
 
     /// Waits until every member has ended and is reaped. Members end on their own once told to
     /// stop (a closed connection); this only waits.
-    func join() async {
+    package func join() async {
         while let thread = threads.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             await thread.join()
         }
@@ -143,17 +143,17 @@ final class ThreadGroup: Sendable {
 #else
 /// The threads a client started. Apple platforms' transports run on `URLSession`, which has no
 /// threads of the client's own, so there is nothing to wait for.
-final class ThreadGroup: Sendable {
+package final class ThreadGroup: Sendable {
     /// The group new threads join.
-    static let current = TaskLocal<ThreadGroup?>(wrappedValue: nil)
+    package static let current = TaskLocal<ThreadGroup?>(wrappedValue: nil)
 
     /// An empty group.
-    init() {}
+    package init() {}
 
     /// No threads (for tests).
-    var threadIDs: [Int32] { [] }
+    package var threadIDs: [Int32] { [] }
 
     /// Returns at once.
-    func join() async {}
+    package func join() async {}
 }
 #endif

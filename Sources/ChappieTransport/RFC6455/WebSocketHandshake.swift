@@ -8,7 +8,7 @@ import Foundation
 /// cannot smuggle a second header in (no CR, LF or NUL; names are HTTP tokens). Caller headers
 /// named like the ones the handshake owns (`Host`, `Upgrade`, `Connection`, `Sec-WebSocket-*`)
 /// are left out: the handshake's own values win.
-struct WebSocketHandshake: Sendable {
+package struct WebSocketHandshake: Sendable {
     /// The `Sec-WebSocket-Key`: 16 random bytes, base64-encoded (§4.1, item 7).
     let key: String
 
@@ -57,7 +57,7 @@ struct WebSocketHandshake: Sendable {
     /// - Throws: ``WebSocketError/unsupported(_:)`` when a name is not an HTTP token or a value
     ///   is not an HTTP field value (CR, LF, NUL, another control character); the message names
     ///   neither.
-    static func checkHeaders(_ headers: HTTPFields) throws(WebSocketError) {
+    package static func checkHeaders(_ headers: HTTPFields) throws(WebSocketError) {
         guard headers.firstInvalidField == nil else {
             throw .unsupported("a handshake header has a name or value that HTTP does not allow")
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One message received on a WebSocket (RFC 6455 §5.6 data frames).
-enum WebSocketMessage: Sendable, Equatable {
+package enum WebSocketMessage: Sendable, Equatable {
     /// A text frame (UTF-8).
     case text(String)
     /// A binary frame.
@@ -9,7 +9,7 @@ enum WebSocketMessage: Sendable, Equatable {
 }
 
 /// Why a WebSocket could not be used.
-enum WebSocketError: Error, Sendable, Equatable {
+package enum WebSocketError: Error, Sendable, Equatable {
     /// This platform's WebSocket client cannot connect at all (Linux libcurl without ws/wss;
     /// Chappie's own client without OpenSSL 3), or cannot carry this request (`ws:` to a host
     /// that is not loopback, a header HTTP cannot carry): use HTTP.
@@ -36,7 +36,7 @@ enum WebSocketError: Error, Sendable, Equatable {
 }
 
 /// An open WebSocket: send text frames, receive messages, close.
-protocol WebSocketConnection: Sendable {
+package protocol WebSocketConnection: Sendable {
     /// Header fields of the `101 Switching Protocols` answer, names as sent (the server's
     /// `x-codex-turn-state` and `x-models-etag` come here, PROTOCOL §6.1).
     var handshakeResponseHeaders: HTTPFields { get }
@@ -51,7 +51,7 @@ protocol WebSocketConnection: Sendable {
 }
 
 /// Opens WebSocket connections; the seam between the streaming coordinator and the platform.
-protocol WebSocketConnector: Sendable {
+package protocol WebSocketConnector: Sendable {
     /// Opens a connection to `url` (`ws:`/`wss:`) with handshake `headers`.
     /// Throws ``WebSocketError`` (`.unsupported` when this platform has no WebSocket client).
     func connect(url: URL, headers: HTTPFields, timeout: TimeInterval) async throws -> any WebSocketConnection
@@ -59,5 +59,5 @@ protocol WebSocketConnector: Sendable {
 
 extension WebSocketConnection {
     /// No headers, for connections that do not keep them.
-    var handshakeResponseHeaders: HTTPFields { [:] }
+    package var handshakeResponseHeaders: HTTPFields { [:] }
 }

@@ -2,10 +2,10 @@
 /// every transport seam before a request is sent (``HTTPFields/validate()``): a value that came from the network or from a
 /// token's claims (an account id, a backend's turn state) must never smuggle a second header or a
 /// second request into the connection.
-enum HTTPFieldSyntax {
+package enum HTTPFieldSyntax {
     /// Whether `name` is an HTTP token (RFC 9110 §5.6.2): one or more of `A–Z a–z 0–9` and
     /// ``Wire/tokenSymbols``.
-    static func isToken(_ name: String) -> Bool {
+    package static func isToken(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || Wire.tokenSymbols.utf8.contains(byte)
@@ -16,7 +16,7 @@ enum HTTPFieldSyntax {
     /// horizontal tabs and bytes of UTF-8 above 0x7F (obs-text); no CR, LF, NUL, other control
     /// character or DEL, and no leading or trailing whitespace (which a receiver strips, so the
     /// value would not arrive as sent).
-    static func isFieldValue(_ value: String) -> Bool {
+    package static func isFieldValue(_ value: String) -> Bool {
         let bytes = value.utf8
         guard bytes.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else { return false }
         guard let first = bytes.first, let last = bytes.last else { return true }
@@ -24,7 +24,7 @@ enum HTTPFieldSyntax {
     }
 
     /// What an error says in place of a header name that is not an HTTP token.
-    static var unprintableName: String { Wire.unprintableName }
+    package static var unprintableName: String { Wire.unprintableName }
 
     private enum Wire {
         static let tokenSymbols = "!#$%&'*+-.^_`|~"

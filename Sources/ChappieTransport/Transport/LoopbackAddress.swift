@@ -7,10 +7,10 @@ import Darwin
 
 /// Literal loopback addresses: the only hosts a token may travel to over plain `http` or `ws`
 /// (the emulator on this machine), and the hosts never sent through a proxy.
-enum LoopbackAddress {
+package enum LoopbackAddress {
     /// True for `localhost`, an IPv4 literal in 127.0.0.0/8, and `::1` (with or without brackets).
     /// A name such as `127.0.0.1.example.com` is not loopback: it may resolve anywhere.
-    static func isLoopback(host: String?) -> Bool {
+    package static func isLoopback(host: String?) -> Bool {
         guard let host else { return false }
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if bare == "localhost" { return true }

@@ -4,20 +4,20 @@ import Foundation
 /// The zstd functions request compression needs (RFC 8878 one-shot compression), from the
 /// system's `libzstd.so.1` loaded at run time (``SystemLibrary``). Signatures follow zstd 1.5's
 /// `zstd.h`.
-struct ZstdLibrary: Sendable {
-    typealias Bound = @convention(c) (Int) -> Int
-    typealias Compress = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int, Int32) -> Int
-    typealias IsError = @convention(c) (Int) -> UInt32
+package struct ZstdLibrary: Sendable {
+    package typealias Bound = @convention(c) (Int) -> Int
+    package typealias Compress = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int, Int32) -> Int
+    package typealias IsError = @convention(c) (Int) -> UInt32
 
-    let compressBound: Bound
-    let compress: Compress
-    let isError: IsError
+    package let compressBound: Bound
+    package let compress: Compress
+    package let isError: IsError
 
     /// The library as Debian, Ubuntu and Fedora name it (package `libzstd1`).
     static let defaultLibraryName = "libzstd.so.1"
 
     /// The default library, loaded once per process.
-    static let shared = Result { () throws(SystemLibrary.LoadError) in try load() }
+    package static let shared = Result { () throws(SystemLibrary.LoadError) in try load() }
 
     /// Loads the library and resolves every function.
     ///

@@ -3,28 +3,28 @@
 /// and 64 or more, so a queue that a producer keeps topped up while its consumer reads never
 /// keeps what was already taken. The buffers between the network and a consumer (response
 /// bodies, WebSocket inboxes, event channels) are built on it.
-struct FIFOQueue<Element> {
+package struct FIFOQueue<Element> {
     private var storage: [Element] = []
     private var head = 0
 
     /// An empty queue.
-    init() {}
+    package init() {}
 
     /// The number of elements waiting.
-    var count: Int { storage.count - head }
+    package var count: Int { storage.count - head }
 
     /// Slots the array holds: the waiting elements plus taken ones not yet released (tests check
     /// that it stays within twice ``count`` plus 64).
-    var storedCount: Int { storage.count }
+    package var storedCount: Int { storage.count }
 
     /// True when no element waits.
-    var isEmpty: Bool { head == storage.count }
+    package var isEmpty: Bool { head == storage.count }
 
     /// Adds `element` at the back.
-    mutating func append(_ element: Element) { storage.append(element) }
+    package mutating func append(_ element: Element) { storage.append(element) }
 
     /// Takes the front element; nil when the queue is empty.
-    mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -39,7 +39,7 @@ struct FIFOQueue<Element> {
     }
 
     /// Drops every element and the storage.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         storage.removeAll()
         head = 0
     }

@@ -16,11 +16,11 @@ import Foundation
 /// - Timeouts: the response head within ``HTTPRequest/headTimeout``; then no gap between body
 ///   bytes longer than ``HTTPRequest/idleTimeout`` (libcurl's low-speed limit of 1 byte/s).
 /// - Cancellation reaches the loop at once (`curl_multi_wakeup`) and closes the transfer.
-final class CurlHTTPTransport: HTTPTransport, Sendable {
+package final class CurlHTTPTransport: HTTPTransport, Sendable {
     private let loop: CurlLoop
 
     /// A transport, or nil when libcurl cannot be loaded (FoundationNetworking then serves).
-    init?() {
+    package init?() {
         guard chappie_curl_load() == 0, let loop = CurlLoop() else { return nil }
         self.loop = loop
     }
@@ -29,13 +29,13 @@ final class CurlHTTPTransport: HTTPTransport, Sendable {
 
     /// Stops the loop (running transfers end with `CancellationError`, later ones fail at once)
     /// and waits until its thread has ended.
-    func shutdown() async {
+    package func shutdown() async {
         await loop.stopAndWait()
     }
 
     /// Sends the request and returns once the response head is known.
     /// Throws ``TransportError`` or `CancellationError`.
-    func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
+    package func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream) {
         // libcurl sends a header line as given: CR LF in a value would start another header.
         try request.headers.validate()
         let transfer = CurlTransfer(request: request, loop: loop)

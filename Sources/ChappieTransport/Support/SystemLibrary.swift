@@ -11,11 +11,11 @@ import Musl
 /// builds where a library is missing, and reports the missing piece at run time.
 ///
 /// Handles are never closed: the resolved function pointers live for the whole process.
-enum SystemLibrary {
+package enum SystemLibrary {
     /// Why a library could not be used.
-    struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What is missing, e.g. "libssl.so.3 could not be loaded: …".
-        var description: String
+        package var description: String
     }
 
     /// Opens the library `name` (a soname such as `libz.so.1`).

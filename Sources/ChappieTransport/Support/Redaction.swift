@@ -8,7 +8,7 @@ import Foundation
 /// character boundary.
 package enum Redaction {
     /// Largest message, in UTF-8 bytes, that any Chappie error carries.
-    static let maximumMessageBytes = 512
+    package static let maximumMessageBytes = 512
 
     /// Secrets currently known to this process (access, refresh and ID tokens, verifiers), the
     /// most recent ``maximumKnownSecrets``, oldest first. Registered when a credential is loaded or
@@ -17,10 +17,10 @@ package enum Redaction {
 
     /// How many secrets are remembered; past it the oldest is forgotten (the current tokens are
     /// always the newest, so they are always redacted by value).
-    static let maximumKnownSecrets = 256
+    package static let maximumKnownSecrets = 256
 
     /// Remembers `secret` so that any later message containing it is redacted.
-    static func register(_ secret: String) {
+    package static func register(_ secret: String) {
         guard secret.count >= 8 else { return }
         knownSecrets.withLock { known in
             guard known.set.insert(secret).inserted else { return }
@@ -30,7 +30,7 @@ package enum Redaction {
     }
 
     /// Returns `text` sanitized, redacted and truncated to `maximumBytes` UTF-8 bytes.
-    static func clean(_ text: String, maximumBytes: Int = maximumMessageBytes) -> String {
+    package static func clean(_ text: String, maximumBytes: Int = maximumMessageBytes) -> String {
         var result = sanitize(text)
         for secret in knownSecrets.withLock({ $0.set }) where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: "[redacted]")
@@ -42,7 +42,7 @@ package enum Redaction {
     /// Removes C0/C1 control characters (except tab and newline), ANSI escape sequences and the
     /// invisible formatting characters (``isInvisibleFormat(_:)``), so a secret split by a
     /// zero-width space is joined again before it is matched.
-    static func sanitize(_ text: String) -> String {
+    package static func sanitize(_ text: String) -> String {
         var output = String.UnicodeScalarView()
         var iterator = text.unicodeScalars.makeIterator()
         while let scalar = iterator.next() {
@@ -72,7 +72,7 @@ package enum Redaction {
     }
 
     /// Replaces anything shaped like a bearer credential or a JWT.
-    static func redactTokenShapes(_ text: String) -> String {
+    package static func redactTokenShapes(_ text: String) -> String {
         var result = text
         for expression in Wire.expressions {
             let range = NSRange(result.startIndex..., in: result)
@@ -82,7 +82,7 @@ package enum Redaction {
     }
 
     /// Cuts `text` to at most `maximumBytes` UTF-8 bytes on a character boundary, marking the cut.
-    static func truncate(_ text: String, maximumBytes: Int) -> String {
+    package static func truncate(_ text: String, maximumBytes: Int) -> String {
         guard text.utf8.count > maximumBytes else { return text }
         var kept = ""
         var used = 0

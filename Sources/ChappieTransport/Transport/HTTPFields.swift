@@ -1,12 +1,12 @@
 /// One header field: a name and a value, as sent or received.
-struct HTTPField: Sendable, Hashable {
+package struct HTTPField: Sendable, Hashable {
     /// The field name, spelled as given (lookups ignore case).
-    var name: String
+    package var name: String
     /// The field value.
-    var value: String
+    package var value: String
 
     /// A field named `name` holding `value`.
-    init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -20,60 +20,60 @@ struct HTTPField: Sendable, Hashable {
 /// (a value from a token's claims or from the server must never smuggle a second header in); the
 /// transports call it at their seam. A description never shows the value of a credential-bearing
 /// field (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`): it reads `[redacted]`.
-struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
+package struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
     CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable {
     private var fields: [HTTPField]
 
     /// No fields.
-    init() { fields = [] }
+    package init() { fields = [] }
 
     /// The fields of `fields`, in order.
-    init(_ fields: some Sequence<HTTPField>) { self.fields = Array(fields) }
+    package init(_ fields: some Sequence<HTTPField>) { self.fields = Array(fields) }
 
     /// The fields of the literal, in its order (a name may occur more than once).
-    init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { HTTPField(name: $0.0, value: $0.1) }
     }
 
     /// The fields of the literal, in its order.
-    init(arrayLiteral elements: HTTPField...) { fields = elements }
+    package init(arrayLiteral elements: HTTPField...) { fields = elements }
 
-    var startIndex: Int { fields.startIndex }
-    var endIndex: Int { fields.endIndex }
-    subscript(position: Int) -> HTTPField { fields[position] }
+    package var startIndex: Int { fields.startIndex }
+    package var endIndex: Int { fields.endIndex }
+    package subscript(position: Int) -> HTTPField { fields[position] }
 
     /// The value of the first field named `name` (case-insensitive), or nil when there is none.
-    subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.matches($0.name, name) }?.value
     }
 
     /// The values of every field named `name` (case-insensitive), in order.
-    func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         fields.filter { Self.matches($0.name, name) }.map(\.value)
     }
 
     /// Whether a field is named `name` (case-insensitive).
-    func contains(_ name: String) -> Bool { fields.contains { Self.matches($0.name, name) } }
+    package func contains(_ name: String) -> Bool { fields.contains { Self.matches($0.name, name) } }
 
     /// Adds a field after the others (an earlier one of the same name stays).
-    mutating func append(_ field: HTTPField) { fields.append(field) }
+    package mutating func append(_ field: HTTPField) { fields.append(field) }
 
     /// Adds a field named `name` holding `value` after the others.
-    mutating func append(name: String, value: String) { append(HTTPField(name: name, value: value)) }
+    package mutating func append(name: String, value: String) { append(HTTPField(name: name, value: value)) }
 
     /// Adds `other`'s fields after these, in their order.
-    mutating func append(contentsOf other: HTTPFields) { fields.append(contentsOf: other.fields) }
+    package mutating func append(contentsOf other: HTTPFields) { fields.append(contentsOf: other.fields) }
 
     /// These fields followed by `other`'s.
-    static func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
+    package static func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
         var result = lhs
         result.append(contentsOf: rhs)
         return result
     }
 
     /// These fields without the ones named like any of `names` (case-insensitive), order kept.
-    func removing(_ names: Set<String>) -> HTTPFields {
+    package func removing(_ names: Set<String>) -> HTTPFields {
         let lowered = Set(names.map { $0.lowercased() })
         return HTTPFields(fields.filter { !lowered.contains($0.name.lowercased()) })
     }
@@ -81,7 +81,7 @@ struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDict
     /// The name of the first field whose name or value HTTP does not allow (``HTTPFieldSyntax``),
     /// or nil when every field may be sent as it is. A name that is itself not a token is never
     /// echoed: it is reported as ``HTTPFieldSyntax/unprintableName``.
-    var firstInvalidField: String? {
+    package var firstInvalidField: String? {
         for field in fields {
             guard HTTPFieldSyntax.isToken(field.name) else { return HTTPFieldSyntax.unprintableName }
             guard HTTPFieldSyntax.isFieldValue(field.value) else { return field.name }
@@ -91,18 +91,18 @@ struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDict
 
     /// Throws ``TransportError/invalidHeaderField(_:)`` naming the first field that HTTP does not
     /// allow (``firstInvalidField``; the value is never part of the error).
-    func validate() throws(TransportError) {
+    package func validate() throws(TransportError) {
         if let name = firstInvalidField { throw .invalidHeaderField(name) }
     }
 
     /// `[name: value, …]` in order, the values of credential-bearing fields as `[redacted]`.
-    var description: String {
+    package var description: String {
         "[" + fields.map { "\($0.name): \(Self.shown($0))" }.joined(separator: ", ") + "]"
     }
 
-    var debugDescription: String { description }
+    package var debugDescription: String { description }
 
-    var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, unlabeledChildren: fields.map { "\($0.name): \(Self.shown($0))" }, displayStyle: .collection)
     }
 

@@ -15,24 +15,27 @@ import Foundation
 ///
 /// Ending iteration early, or cancelling the reading task, must be followed by ``cancel()``
 /// (every consumer in the SDK does it in a `defer`); the network request then stops at once.
-struct HTTPResponseBody: AsyncSequence, Sendable {
-    typealias Element = Data
+package struct HTTPResponseBody: AsyncSequence, Sendable {
+    package typealias Element = Data
 
     /// The buffer shared by the producer (the transport) and the consumer.
-    let buffer: ResponseBodyBuffer
+    package let buffer: ResponseBodyBuffer
+
+    /// The body `buffer` feeds.
+    package init(buffer: ResponseBodyBuffer) { self.buffer = buffer }
 
     /// A body fed through the returned producer (test doubles and the emulator-backed transports).
-    static func makeStream(flowControl: FlowControl = .unbounded) -> (HTTPResponseBody, ResponseBodyBuffer) {
+    package static func makeStream(flowControl: FlowControl = .unbounded) -> (HTTPResponseBody, ResponseBodyBuffer) {
         let buffer = ResponseBodyBuffer(flowControl: flowControl)
         return (HTTPResponseBody(buffer: buffer), buffer)
     }
 
     /// Stops the network request (if it still runs) and ends the body.
-    func cancel() { buffer.cancel() }
+    package func cancel() { buffer.cancel() }
 
     /// Reads the whole body into memory, failing past `maximumBytes`. Throws
     /// ``TransportError`` or `CancellationError`.
-    func collect(maximumBytes: Int) async throws -> Data {
+    package func collect(maximumBytes: Int) async throws -> Data {
         defer { cancel() }
         var data = Data()
         for try await chunk in self {
@@ -43,7 +46,7 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
     }
 
     /// Reads at most `maximumBytes` of the body (an error body, say) and stops the request.
-    func prefix(maximumBytes: Int) async -> Data {
+    package func prefix(maximumBytes: Int) async -> Data {
         defer { cancel() }
         var data = Data()
         do {
@@ -58,7 +61,7 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
     /// Reads the rest of the body in the background and then stops the request: a response whose
     /// last event has been read is left to end on its own, so its connection stays open for the
     /// next request (keep-alive), but for no more than `seconds` or 1 MiB of further bytes.
-    func release(within seconds: TimeInterval) {
+    package func release(within seconds: TimeInterval) {
         let body = self
         Task {
             await withTaskGroup(of: Void.self) { group in
@@ -72,17 +75,17 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
     }
 
     /// Iterates the chunks.
-    struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         let buffer: ResponseBodyBuffer
 
         /// The next chunk; nil at the end. Throws the transport's failure or `CancellationError`.
-        mutating func next() async throws -> Data? { try await buffer.next() }
+        package mutating func next() async throws -> Data? { try await buffer.next() }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
 
     /// How the buffer bounds itself.
-    struct FlowControl: Sendable {
+    package struct FlowControl: Sendable {
         /// Unread bytes above which the producer is paused.
         var highWater: Int
         /// Unread bytes at or below which a paused producer resumes.
@@ -96,6 +99,18 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
         /// Stops the producer for good (the consumer went away).
         var stop: (@Sendable () -> Void)?
 
+        /// Bounds of `highWater`/`lowWater` unread bytes and `maximumBodyBytes` in total, and the
+        /// producer's controls (nil for a producer that cannot be paused or stopped).
+        package init(highWater: Int, lowWater: Int, maximumBodyBytes: Int, pause: (@Sendable () -> Void)? = nil,
+                     resume: (@Sendable () -> Void)? = nil, stop: (@Sendable () -> Void)? = nil) {
+            self.highWater = highWater
+            self.lowWater = lowWater
+            self.maximumBodyBytes = maximumBodyBytes
+            self.pause = pause
+            self.resume = resume
+            self.stop = stop
+        }
+
         /// No bounds and no producer to control (test doubles).
         static let unbounded = FlowControl(highWater: .max, lowWater: .max, maximumBodyBytes: .max)
     }
@@ -103,7 +118,7 @@ struct HTTPResponseBody: AsyncSequence, Sendable {
 
 /// The buffer behind an ``HTTPResponseBody``: the producer yields chunks and finishes; the consumer
 /// awaits them one at a time. Thread-safe; taking a chunk costs O(1) (``FIFOQueue``).
-final class ResponseBodyBuffer: Sendable {
+package final class ResponseBodyBuffer: Sendable {
     private struct State {
         var chunks = FIFOQueue<Data>()
         var unreadBytes = 0
@@ -123,7 +138,7 @@ final class ResponseBodyBuffer: Sendable {
     private let state = LockedBox(State())
     private let flowControl: HTTPResponseBody.FlowControl
 
-    init(flowControl: HTTPResponseBody.FlowControl) { self.flowControl = flowControl }
+    package init(flowControl: HTTPResponseBody.FlowControl) { self.flowControl = flowControl }
 
     deinit {
         // The consumer dropped the body without cancelling it: stop the request anyway.
@@ -131,7 +146,7 @@ final class ResponseBodyBuffer: Sendable {
     }
 
     /// Adds a chunk from the network (ignored after the end).
-    func yield(_ chunk: Data) {
+    package func yield(_ chunk: Data) {
         guard !chunk.isEmpty else { return }
         enum Action { case none, deliver(CheckedContinuation<Data?, any Error>), pause, fail(TransportError) }
         let action = state.withLock { state -> Action in
@@ -161,7 +176,7 @@ final class ResponseBodyBuffer: Sendable {
     }
 
     /// Ends the body: normally (nil) or with `error`. Later calls are ignored.
-    func finish(throwing error: (any Error)? = nil) {
+    package func finish(throwing error: (any Error)? = nil) {
         let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
             guard !state.ended else { return nil }
             state.ended = true
@@ -183,7 +198,7 @@ final class ResponseBodyBuffer: Sendable {
     }
 
     /// The consumer is done: stops the producer and fails any later read with `CancellationError`.
-    func cancel() {
+    package func cancel() {
         let shouldStop = state.withLock { state -> Bool in
             state.chunks.removeAll()
             state.unreadBytes = 0
@@ -197,7 +212,7 @@ final class ResponseBodyBuffer: Sendable {
 
     /// The next chunk, waiting for one; nil at the end. Throws the producer's failure or
     /// `CancellationError` when the calling task is cancelled.
-    func next() async throws -> Data? {
+    package func next() async throws -> Data? {
         enum Ready { case chunk(Data, resume: Bool), end, failure(any Error), wait(id: Int) }
         let ready = state.withLock { state -> Ready in
             if let (chunk, resume) = Self.take(from: &state, lowWater: flowControl.lowWater) { return .chunk(chunk, resume: resume) }
@@ -279,4 +294,4 @@ final class ResponseBodyBuffer: Sendable {
 }
 
 /// The body stream type of ``HTTPTransport``.
-typealias HTTPByteStream = HTTPResponseBody
+package typealias HTTPByteStream = HTTPResponseBody

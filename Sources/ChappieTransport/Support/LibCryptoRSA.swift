@@ -5,7 +5,7 @@ import Foundation
 /// with SHA-256, RFC 7518 §3.3), loaded at run time (``SystemLibrary``): `d2i_PUBKEY` reads a DER
 /// SubjectPublicKeyInfo, and `EVP_DigestVerify*` checks the signature. Signatures follow
 /// OpenSSL 3.0's `x509.h` and `evp.h`.
-struct LibCryptoRSA: Sendable {
+package struct LibCryptoRSA: Sendable {
     typealias ReadPublicKey = @convention(c) (
         UnsafeMutablePointer<OpaquePointer?>?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, Int
     ) -> OpaquePointer?
@@ -29,7 +29,7 @@ struct LibCryptoRSA: Sendable {
     let errorClear: ErrorClear
 
     /// The default library, loaded once per process.
-    static let shared = Result { () throws(SystemLibrary.LoadError) in try load() }
+    package static let shared = Result { () throws(SystemLibrary.LoadError) in try load() }
 
     /// Loads `libcrypto.so.3` and resolves every function.
     ///
@@ -53,7 +53,7 @@ struct LibCryptoRSA: Sendable {
 
     /// Whether `signature` is a valid RS256 signature of `message` under the public key
     /// `subjectPublicKeyInfo` (DER). A key OpenSSL cannot read is a failed check.
-    func verifyRS256(subjectPublicKeyInfo: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
+    package func verifyRS256(subjectPublicKeyInfo: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
         defer { errorClear() }
         let key: OpaquePointer? = subjectPublicKeyInfo.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress

@@ -1,29 +1,29 @@
 import Foundation
 
 /// A plain HTTP request: what the SDK asks a transport to send. No `URLRequest` crosses the seam.
-struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// `GET`, `POST`, ….
-    var method: HTTPMethod
+    package var method: HTTPMethod
     /// Absolute URL.
-    var url: URL
+    package var url: URL
     /// Header fields in order; names are sent as given.
-    var headers: HTTPFields
+    package var headers: HTTPFields
     /// Body bytes, if any.
-    var body: Data?
+    package var body: Data?
     /// Seconds without any bytes from the server, once the response head has arrived, before the
     /// request fails (an idle timeout, not a total deadline).
-    var idleTimeout: TimeInterval
+    package var idleTimeout: TimeInterval
     /// Seconds from sending until the response head must have arrived (connect, TLS, request,
     /// server think time): a server that accepts the connection and never answers fails here.
-    var headTimeout: TimeInterval
+    package var headTimeout: TimeInterval
     /// Total body bytes accepted before the response fails with ``TransportError/responseTooLarge(_:)``.
-    var maximumBodyBytes: Int
+    package var maximumBodyBytes: Int
     /// Seconds the whole exchange of a buffered ``HTTPTransport/send(_:maximumBytes:)`` may take,
     /// head and body, however the bytes trickle in (a server that sends 2 bytes a second never
     /// trips the idle timeout); nil for none. Streams have none: a long reply is legitimate.
-    var deadline: TimeInterval?
+    package var deadline: TimeInterval?
 
-    init(method: HTTPMethod, url: URL, headers: HTTPFields = [:], body: Data? = nil, idleTimeout: TimeInterval = 60,
+    package init(method: HTTPMethod, url: URL, headers: HTTPFields = [:], body: Data? = nil, idleTimeout: TimeInterval = 60,
          headTimeout: TimeInterval = 30, maximumBodyBytes: Int = 256 << 20, deadline: TimeInterval? = nil) {
         self.method = method
         self.url = url
@@ -36,25 +36,39 @@ struct HTTPRequest: Sendable {
     }
 
     /// The value of the first header named `name` (case-insensitive).
-    func header(_ name: String) -> String? { headers[name] }
+    package func header(_ name: String) -> String? { headers[name] }
 }
 
 /// Status line and headers of a response.
-struct HTTPResponseHead: Sendable {
+package struct HTTPResponseHead: Sendable {
     /// HTTP status code.
-    var status: Int
+    package var status: Int
     /// Header fields in the order received; a transport that combines repeated fields
     /// (RFC 9110 §5.3) hands one field per name.
-    var headers: HTTPFields
+    package var headers: HTTPFields
+
+    /// A head with `status` and `headers`.
+    package init(status: Int, headers: HTTPFields) {
+        self.status = status
+        self.headers = headers
+    }
 
     /// The value of the header named `name`, case-insensitively (the first one, should the name repeat).
-    func header(_ name: String) -> String? { headers[name] }
+    package func header(_ name: String) -> String? { headers[name] }
 }
 
 /// A fully read response.
-struct HTTPResponse: Sendable {
-    var head: HTTPResponseHead
-    var body: Data
+package struct HTTPResponse: Sendable {
+    /// Status line and headers.
+    package var head: HTTPResponseHead
+    /// The whole body.
+    package var body: Data
+
+    /// The response of `head` and `body`.
+    package init(head: HTTPResponseHead, body: Data) {
+        self.head = head
+        self.body = body
+    }
 }
 
 /// Sends HTTP requests. `stream` returns once the response head has arrived; the body follows as
@@ -63,7 +77,7 @@ struct HTTPResponse: Sendable {
 /// answer is returned as it is (a bearer token must never travel to another location), and never
 /// sends a header whose name or value HTTP does not allow (``HTTPFieldSyntax``): it throws
 /// ``TransportError/invalidHeaderField(_:)`` before anything reaches the network.
-protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the head and the body stream.
     /// Throws ``TransportError`` when no response head arrives, or `CancellationError`.
     func stream(_ request: HTTPRequest) async throws -> (HTTPResponseHead, HTTPByteStream)
@@ -75,21 +89,11 @@ protocol HTTPTransport: Sendable {
 
 extension HTTPTransport {
     /// Nothing to stop (transports without threads of their own).
-    func shutdown() async {}
-
-    /// Sends `request` and reads the whole body, failing past `maximumBytes`, and with
-    /// ``TransportError/deadlineExceeded(_:)`` once ``HTTPRequest/deadline`` has passed.
-    /// Throws ``TransportError`` or `CancellationError`.
-    func send(_ request: HTTPRequest, maximumBytes: Int = 8 << 20) async throws -> HTTPResponse {
-        try await HTTPDeadline.run(request.deadline) {
-            let (head, body) = try await stream(request)
-            return HTTPResponse(head: head, body: try await body.collect(maximumBytes: maximumBytes))
-        }
-    }
+    package func shutdown() async {}
 }
 
 /// Why a request produced no usable response.
-enum TransportError: Error, Sendable, Equatable {
+package enum TransportError: Error, Sendable, Equatable {
     /// The connection failed; `mayHaveReachedServer` says whether the request may have been sent.
     case network(message: String, mayHaveReachedServer: Bool)
     /// No bytes arrived within the idle timeout.
@@ -113,10 +117,10 @@ enum TransportError: Error, Sendable, Equatable {
 
     /// What a response head with a header line past libcurl's limit (CURL_MAX_HTTP_HEADER,
     /// 100 KiB) is called, instead of libcurl's "Out of memory".
-    static let headerTooLarge = "the server's answer has a header line longer than 100 KiB, more than Chappie reads"
+    package static let headerTooLarge = "the server's answer has a header line longer than 100 KiB, more than Chappie reads"
 
     /// A one-line, token-free message.
-    var message: String {
+    package var message: String {
         switch self {
         case .network(let message, _): message
         case .idleTimeout: "the server stopped sending data"
@@ -132,23 +136,10 @@ enum TransportError: Error, Sendable, Equatable {
     /// False for a server that took the request and did not answer in time (no response head
     /// within the head timeout, or not the whole answer by the deadline): asking it again would
     /// multiply the wait (30 s became 90 s with two retries), so the call fails after one timeout.
-    var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .headTimeout, .deadlineExceeded, .inflatedTooLarge: false
         case .network, .idleTimeout, .responseTooLarge, .unsupported, .invalidHeaderField: true
         }
-    }
-
-    /// The message naming the address that failed (``DisplayedURL``: no query, no credentials):
-    /// "could not reach https://host/path: connection refused" for a connection that failed, the
-    /// address before a timeout's message, ``message`` for the rest.
-    func message(at url: URL) -> String {
-        let address = DisplayedURL.string(url)
-        let text = switch self {
-        case .network(let detail, _): DisplayedURL.unreachable + "\(address): \(detail)"
-        case .headTimeout, .idleTimeout, .deadlineExceeded: "\(address): \(message)"
-        case .responseTooLarge, .unsupported, .invalidHeaderField, .inflatedTooLarge: message
-        }
-        return Redaction.clean(text)
     }
 }
