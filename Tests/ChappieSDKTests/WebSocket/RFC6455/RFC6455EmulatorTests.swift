@@ -1,6 +1,5 @@
 #if os(Linux)
 import ChappieEmulator
-@testable import ChappieSDK
 @testable import ChappieTransport
 import Foundation
 import Testing

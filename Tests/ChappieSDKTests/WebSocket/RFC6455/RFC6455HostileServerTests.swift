@@ -1,5 +1,4 @@
 #if os(Linux)
-@testable import ChappieSDK
 @testable import ChappieTransport
 import Foundation
 import Testing

@@ -1,4 +1,3 @@
-@testable import ChappieSDK
 @testable import ChappieTransport
 import Foundation
 import Testing
