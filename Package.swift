@@ -50,27 +50,30 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
+        // Test support shared by the test targets, never shipped: TestProcess (the one runner of
+        // child processes in the tests) and HeldHandler. Foundation only, no SDK code.
+        .target(name: "ChappieTestSupport", path: "Tests/ChappieTestSupport", swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTests",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
+            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator", "ChappieTestSupport"],
             swiftSettings: settings
         ),
         // Fixtures: thread files as earlier SDK versions wrote them (format migration tests).
-        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"],
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator", "ChappieTestSupport"],
                     resources: [.copy("Fixtures")], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"], swiftSettings: settings),
-        .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
+        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
+        .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
         // Every Swift sample of the published documentation, run against the emulator (public API only).
-        .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"], exclude: ["README.md"],
+        .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieTestSupport"], exclude: ["README.md"],
                     swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieSDKTesting"],
+            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieSDKTesting", "ChappieTestSupport"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),
