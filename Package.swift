@@ -53,6 +53,7 @@ let package = Package(
         // Test support shared by the test targets, never shipped: TestProcess (the one runner of
         // child processes in the tests) and HeldHandler. Foundation only, no SDK code.
         .target(name: "ChappieTestSupport", path: "Tests/ChappieTestSupport", swiftSettings: settings),
+        .testTarget(name: "ChappieTestSupportTests", dependencies: ["ChappieTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTests",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator", "ChappieTestSupport"],
