@@ -62,29 +62,34 @@ let package = Package(
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
+        // Test support shared by the test targets, never shipped: TestProcess (the one runner of
+        // child processes in the tests) and HeldHandler. Foundation only, no SDK code.
+        .target(name: "ChappieTestSupport", path: "Tests/ChappieTestSupport", swiftSettings: settings),
+        .testTarget(name: "ChappieTestSupportTests", dependencies: ["ChappieTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTests",
             // ChappieTransport: the unit tests of the transport internals (RFC 6455, libcurl, loaders).
-            dependencies: ["ChappieSDK", "ChappieTransport", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
+            dependencies: ["ChappieSDK", "ChappieTransport", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator",
+                           "ChappieTestSupport"],
             swiftSettings: settings
         ),
         // Fixtures: thread files as earlier SDK versions wrote them (format migration tests).
-        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"],
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator", "ChappieTestSupport"],
                     resources: [.copy("Fixtures")], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"], swiftSettings: settings),
-        .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
+        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
+        .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
         // Every Swift sample of the published documentation, run against the emulator (public API only).
-        .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"], exclude: ["README.md"],
+        .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieTestSupport"], exclude: ["README.md"],
                     swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
             // ChappieTransport: the RFC 6455 client against other implementations.
-            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieTransport", "ChappieSDKTesting"],
+            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieTransport", "ChappieSDKTesting", "ChappieTestSupport"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),

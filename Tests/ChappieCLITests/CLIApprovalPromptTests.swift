@@ -1,6 +1,7 @@
 import ChappieEmulator
 import ChappieSDK
 import ChappieSDKTesting
+import ChappieTestSupport
 import Foundation
 import Testing
 

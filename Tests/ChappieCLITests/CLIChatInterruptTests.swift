@@ -1,6 +1,7 @@
 import ChappieEmulator
 import ChappieSDK
 import ChappieSDKRuntime
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -65,18 +66,18 @@ struct CLIChatInterruptTests {
             // given
             try await CLIEmulator.signIn(emulator, environment: environment)
             await emulator.enqueue(.stall)
-            let chat = try RunningCLI(["chat"] + CLIEmulator.endpointArguments(emulator), environment: environment, pipedInput: true)
+            let chat = try CLIProcess.start(["chat"] + CLIEmulator.endpointArguments(emulator), environment: environment, pipedInput: true)
 
             // when: Ctrl-C (SIGINT) while the first reply is in flight, then another line and end of input
-            chat.type("never answered\n")
+            chat.write("never answered\n")
             _ = await emulator.nextRequest(path: CLIEmulator.responsesPath)
             chat.interrupt()
-            chat.type("second line\n")
+            chat.write("second line\n")
             chat.closeInput()
 
             // then
-            let answered = await chat.firstLine { $0.contains("you said: “second line”") }
-            let result = await chat.wait()
+            let answered = try await chat.firstLine { $0.contains("you said: “second line”") }
+            let result = try await chat.wait()
             try #require(answered != nil, "stderr: \(result.stderr)")
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stderr.contains("Interrupted."))
@@ -98,11 +99,11 @@ struct CLIChatInterruptTests {
 
     @Test("SIGTERM still ends a chat waiting for input, with status 130", .timeLimit(.minutes(1)))
     func terminateAtPrompt() async throws {
-        let chat = try RunningCLI(["chat", "--emulator"], environment: CLIProcess.isolatedEnvironment(), pipedInput: true)
-        chat.type("one\n")
-        #expect(await chat.firstLine { $0.contains("you said: “one”") } != nil)
-        chat.process.terminate()
-        let result = await chat.wait()
+        let chat = try CLIProcess.start(["chat", "--emulator"], environment: CLIProcess.isolatedEnvironment(), pipedInput: true)
+        chat.write("one\n")
+        #expect(try await chat.firstLine { $0.contains("you said: “one”") } != nil)
+        chat.terminate()
+        let result = try await chat.wait()
         #expect(result.status == 130, "stderr: \(result.stderr)")
     }
 

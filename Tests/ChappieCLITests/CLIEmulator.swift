@@ -1,5 +1,6 @@
 import ChappieEmulator
 import ChappieSDK
+import ChappieTestSupport
 import Foundation
 import Testing
 

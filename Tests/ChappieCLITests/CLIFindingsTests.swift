@@ -1,6 +1,7 @@
 import ChappieEmulator
 import ChappieSDK
 import ChappieSDKRuntime
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -73,8 +74,8 @@ struct CLIFindingsTests {
 
     @Test("chappie emulator says codes are approved automatically and prints the exact --auth-url and --backend-url", .timeLimit(.minutes(1)))
     func emulatorBanner() async throws {
-        let running = try RunningCLI(["emulator", "--port", "0", "--approve-after", "3"], environment: CLIProcess.isolatedEnvironment())
-        let banner = await running.lines(through: { $0.hasPrefix("Press Ctrl-C") })
+        let running = try CLIProcess.start(["emulator", "--port", "0", "--approve-after", "3"], environment: CLIProcess.isolatedEnvironment())
+        let banner = try await running.lines(through: { $0.hasPrefix("Press Ctrl-C") })
         let listening = try #require(banner.first { $0.hasPrefix("Chappie emulator listening on ") })
         let url = String(listening.dropFirst("Chappie emulator listening on ".count))
         #expect(banner.contains("  chappie login --auth-url \(url)"))
@@ -82,7 +83,7 @@ struct CLIFindingsTests {
         #expect(banner.contains { $0.hasPrefix("Device codes are approved automatically after 3 polls") })
         #expect(banner.contains { $0.contains("429 usage_limit_reached") })
         running.interrupt()
-        #expect(await running.wait().status == 0)
+        #expect(try await running.wait().status == 0)
     }
 
     // MARK: Item 7

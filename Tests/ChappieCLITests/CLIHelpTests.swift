@@ -1,4 +1,5 @@
 @testable import chappie
+import ChappieTestSupport
 import Testing
 
 @Suite("chappie help")

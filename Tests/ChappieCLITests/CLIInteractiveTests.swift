@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -6,9 +7,9 @@ import Testing
 struct CLIInteractiveTests {
     @Test("chappie emulator --port 0 serves other clients until interrupted, then exits 0")
     func emulatorCommand() async throws {
-        let running = try RunningCLI(["emulator", "--port", "0", "--json", "--poll-interval", "1", "--approve-after", "1"],
+        let running = try CLIProcess.start(["emulator", "--port", "0", "--json", "--poll-interval", "1", "--approve-after", "1"],
                                      environment: CLIProcess.isolatedEnvironment())
-        let line = try #require(await running.firstLine { $0.contains("listening") })
+        let line = try #require(try await running.firstLine { $0.contains("listening") })
         let url = try #require((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
         let environment = CLIProcess.isolatedEnvironment()
         let login = try await CLIProcess.run(["login", "--auth-url", url], environment: environment)
@@ -24,7 +25,7 @@ struct CLIInteractiveTests {
         let logout = try await CLIProcess.run(["logout", "--auth-url", url], environment: environment)
         #expect(logout.stdout.contains("Signed out."))
         running.interrupt()
-        #expect(await running.wait().status == 0)
+        #expect(try await running.wait().status == 0)
     }
 
     @Test("Ctrl-C during a stream stops the request, closes the connection and exits 130", .timeLimit(.minutes(1)))
@@ -35,11 +36,11 @@ struct CLIInteractiveTests {
         let login = try await CLIProcess.run(["login", "--auth-url", url], environment: environment)
         #expect(login.status == 0, "stderr: \(login.stderr)")
         await emulator.enqueue(.stall)
-        let running = try RunningCLI(["ask", "never answered", "--auth-url", url, "--backend-url", url + "/backend-api"], environment: environment)
+        let running = try CLIProcess.start(["ask", "never answered", "--auth-url", url, "--backend-url", url + "/backend-api"], environment: environment)
         // The CLI prints nothing before the reply: wait until its request reaches the emulator.
         _ = await emulator.nextRequest(path: "/backend-api/codex/responses")
         running.interrupt()
-        let result = await running.wait()
+        let result = try await running.wait()
         #expect(result.status == 130)
         #expect(result.stderr.contains("interrupted"))
         #expect(await emulator.nextClosedStream()?.duringResponse == true)

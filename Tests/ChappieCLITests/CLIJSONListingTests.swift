@@ -1,5 +1,6 @@
 import ChappieSDK
 import ChappieSDKRuntime
+import ChappieTestSupport
 import Foundation
 import Testing
 

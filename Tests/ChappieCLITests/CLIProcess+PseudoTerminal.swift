@@ -1,3 +1,4 @@
+import ChappieTestSupport
 import Foundation
 
 extension CLIProcess {

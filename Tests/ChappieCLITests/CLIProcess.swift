@@ -1,13 +1,11 @@
 import ChappieSDK
+import ChappieTestSupport
 import Foundation
 
-/// Runs the built `chappie` binary and captures what it wrote.
-struct CLIResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
+/// How a run of the built `chappie` binary ended and what it wrote.
+typealias CLIResult = TestProcess.Result
 
+/// The built `chappie` binary, run through ``TestProcess`` with the CLI tests' defaults.
 enum CLIProcess {
     /// The `chappie` binary next to the test bundle.
     static var binary: URL {
@@ -19,12 +17,11 @@ enum CLIProcess {
         return folder.appending(path: "chappie")
     }
 
-    /// Runs `chappie arguments…` with `stdin` as standard input and `environment` added; kills it after `timeout` seconds.
+    /// Runs `chappie arguments…` with `stdin` as standard input and `environment` added (and
+    /// `NO_COLOR=1`); kills it after `timeout` seconds.
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60) async throws -> CLIResult {
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = "1"
-        for (key, value) in environment { env[key] = value }
-        return try await execute(binary, arguments, stdin: stdin, environment: env, timeout: timeout)
+        try await TestProcess(binary.path, arguments, environment: cliEnvironment(environment), input: stdin.map(TestProcess.Input.text) ?? .none,
+                              timeLimit: .seconds(timeout)).wait()
     }
 
     /// Runs `executable arguments…` with exactly `environment`, feeding it `stdin`; kills it after
@@ -38,39 +35,22 @@ enum CLIProcess {
     /// kills it after `timeout` seconds.
     static func execute(_ executable: URL, _ arguments: [String], stdinData: Data?, environment: [String: String],
                         timeout: TimeInterval = 60) async throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdinData { input.fileHandleForWriting.write(stdinData) }
-        try input.fileHandleForWriting.close()
-        let killer = Task {
-            try await Task.sleep(for: .seconds(timeout))
-            process.terminate()
-        }
-        // Blocking reads run on threads of their own, never on the cooperative pool or a Dispatch
-        // worker (on Linux those back the pool): an emulator in this test process needs them.
-        async let stdoutData = readToEnd(out.fileHandleForReading)
-        async let stderrData = readToEnd(err.fileHandleForReading)
-        let (o, e) = await (stdoutData, stderrData)
-        await waitForExit(process)
-        killer.cancel()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try await TestProcess(executable.path, arguments, environment: environment, inheritsEnvironment: false, input: .bytes(stdinData ?? Data()),
+                              timeLimit: .seconds(timeout)).wait()
     }
 
-    /// Reads a pipe to its end on a thread of its own.
-    static func readToEnd(_ handle: FileHandle) async -> Data {
-        await BlockingCall.run { handle.readDataToEndOfFile() }
+    /// Starts `chappie arguments…` with `environment` added (and `NO_COLOR=1`) and leaves it
+    /// running while the test talks to it; with `pipedInput` its standard input is a pipe the
+    /// test writes to, otherwise `/dev/null`. Killed when the test lets go of it.
+    static func start(_ arguments: [String], environment: [String: String], pipedInput: Bool = false) throws -> TestProcess {
+        try TestProcess(binary.path, arguments, environment: cliEnvironment(environment), input: pipedInput ? .pipe : .none)
     }
 
-    /// Waits for `process` to exit on a thread of its own.
-    static func waitForExit(_ process: Process) async {
-        await BlockingCall.run { process.waitUntilExit() }
+    /// `environment` with `NO_COLOR=1` unless it says otherwise, as changes to this process's.
+    private static func cliEnvironment(_ environment: [String: String]) -> [String: String?] {
+        var changes: [String: String?] = ["NO_COLOR": "1"]
+        for (key, value) in environment { changes[key] = value }
+        return changes
     }
 
     /// A fresh, empty data folder so no test sees a real credential.
@@ -78,84 +58,6 @@ enum CLIProcess {
         let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-cli-\(UUID().uuidString)").path
         // HTTP/SSE, so tests read each turn's whole request; the WebSocket has tests of its own.
         return ["XDG_DATA_HOME": folder, "HOME": folder, "CHAPPIE_AUTH_URL": "", "CHAPPIE_BACKEND_URL": "", "CHAPPIE_TRANSPORT": "http"]
-    }
-}
-
-/// A `chappie` process that keeps running while the test talks to it.
-final class RunningCLI: @unchecked Sendable {
-    // Sound: `process` is only touched from the test task; pipes are thread-safe handles.
-    let process = Process()
-    private let out = Pipe()
-    private let err = Pipe()
-    private let input = Pipe()
-    private let lines: AsyncStream<String>
-
-    /// Starts `chappie arguments…`; with `pipedInput` its standard input is a pipe the test
-    /// writes to (``type(_:)``, ``closeInput()``), otherwise `/dev/null`.
-    init(_ arguments: [String], environment: [String: String], pipedInput: Bool = false) throws {
-        process.executableURL = CLIProcess.binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = "1"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = pipedInput ? input : FileHandle.nullDevice
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        lines = stream
-        let handle = out.fileHandleForReading
-        Thread.detachNewThread {
-            var buffer = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    continuation.yield(String(decoding: buffer[..<newline], as: UTF8.self))
-                    buffer.removeSubrange(...newline)
-                }
-            }
-            if !buffer.isEmpty { continuation.yield(String(decoding: buffer, as: UTF8.self)) }
-            continuation.finish()
-        }
-        try process.run()
-    }
-
-    /// Waits for the first standard-output line that satisfies `predicate`; nil at end of output.
-    func firstLine(where predicate: (String) -> Bool) async -> String? {
-        for await line in lines where predicate(line) { return line }
-        return nil
-    }
-
-    /// The standard-output lines up to and including the first that satisfies `last` (all of
-    /// them when output ends first).
-    func lines(through last: (String) -> Bool) async -> [String] {
-        var collected: [String] = []
-        for await line in lines {
-            collected.append(line)
-            if last(line) { break }
-        }
-        return collected
-    }
-
-    /// Sends SIGINT, as Ctrl-C would.
-    func interrupt() { process.interrupt() }
-
-    /// A test that ends early (a failed expectation, a thrown error) never leaves the process behind.
-    deinit { if process.isRunning { process.terminate() } }
-
-    /// Writes `text` to the piped standard input.
-    func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
-
-    /// Closes the piped standard input (end of input).
-    func closeInput() { try? input.fileHandleForWriting.close() }
-
-    /// Waits for exit; returns the status and standard error.
-    func wait() async -> (status: Int32, stderr: String) {
-        let data = await CLIProcess.readToEnd(err.fileHandleForReading)
-        await CLIProcess.waitForExit(process)
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
 

@@ -1,5 +1,6 @@
 import ChappieEmulator
 @_spi(ChappieTesting) import ChappieSDK
+import ChappieTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -101,19 +102,11 @@ struct CLISecurityTests {
         let folder = FileManager.default.temporaryDirectory.appending(path: "chappie-core-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", #"ulimit -c unlimited 2>/dev/null; exec "$0" "$@""#, CLIProcess.binary.path, "emulator", "--port", "0", "--json"]
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment.merging(CLIProcess.isolatedEnvironment()) { _, new in new }
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
-        _ = await BlockingCall.run { output.fileHandleForReading.availableData }  // the "listening" line
+        let process = try TestProcess("/bin/sh", ["-c", #"ulimit -c unlimited 2>/dev/null; exec "$0" "$@""#, CLIProcess.binary.path, "emulator", "--port", "0", "--json"],
+                                      environment: CLIProcess.isolatedEnvironment().merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 },
+                                      currentDirectory: folder, error: .discard)
+        let pid = process.pid
+        _ = try await process.nextLine()  // the "listening" line
 
         // then: its core size limit is zero, soft and hard
         let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
@@ -121,11 +114,11 @@ struct CLISecurityTests {
         #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
 
         // when: it crashes
-        kill(pid, SIGSEGV)
-        await CLIProcess.waitForExit(process)
+        process.send(SIGSEGV)
+        let result = try await process.wait()
 
         // then: it died of the signal and left no core file
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(result.killedBySignal)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!leftovers.contains { $0.hasPrefix("core") }, "\(leftovers)")
     }
@@ -135,25 +128,16 @@ struct CLISecurityTests {
                                             "needs root and setpriv to run chappie as another user"))
     func nonDumpable() async throws {
         // given: `chappie emulator` running as the unprivileged user 65534
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", CLIProcess.binary.path, "emulator", "--port", "0", "--json"]
-        process.environment = ProcessInfo.processInfo.environment.merging(CLIProcess.isolatedEnvironment()) { _, new in new }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = await BlockingCall.run { output.fileHandleForReading.availableData }
-        defer {
-            process.interrupt()
-            process.waitUntilExit()
-        }
-        try #require(String(decoding: line, as: UTF8.self).contains("listening"))
+        let process = try TestProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLIProcess.binary.path, "emulator", "--port", "0", "--json"],
+                                      environment: CLIProcess.isolatedEnvironment(), error: .discard)
+        defer { process.interrupt() }  // and the process is killed when the test lets go of it
+        let line = try await process.nextLine()
+        try #require(line?.contains("listening") == true)
 
         // then: the kernel owns its /proc entries, as for every non-dumpable process (a dumpable
         // one's belong to its user, who could read its memory through them)
         var info = stat()
-        #expect(stat("/proc/\(process.processIdentifier)/status", &info) == 0)
+        #expect(stat("/proc/\(process.pid)/status", &info) == 0)
         #expect(info.st_uid == 0)
     }
     #endif

@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 

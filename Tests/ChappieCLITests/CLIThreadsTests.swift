@@ -1,6 +1,7 @@
 import ChappieEmulator
 import ChappieSDK
 import ChappieSDKRuntime
+import ChappieTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import ChappieEmulator
 import ChappieSDK
+import ChappieTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -8,29 +9,10 @@ import Glibc
 import Darwin
 #endif
 
-/// How a `chappie` process ended: its status, whether a signal ended it, and its standard error.
-private struct Ending {
-    var status: Int32
-    var killedBySignal: Bool
-    var stderr: String
-}
-
 /// Runs `chappie arguments…` with `stdout` as its standard output (a file, or the write end of a
 /// pipe whose read end is closed); standard input is `/dev/null`.
-private func run(_ arguments: [String], stdout: FileHandle, environment: [String: String]) async throws -> Ending {
-    let process = Process()
-    process.executableURL = CLIProcess.binary
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let err = Pipe()
-    process.standardOutput = stdout
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = await CLIProcess.readToEnd(err.fileHandleForReading)
-    await CLIProcess.waitForExit(process)
-    return Ending(status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
-                  stderr: String(decoding: data, as: UTF8.self))
+private func run(_ arguments: [String], stdout: FileHandle, environment: [String: String]) async throws -> TestProcess.Result {
+    try await TestProcess(CLIProcess.binary.path, arguments, environment: environment, output: .handle(stdout)).wait()
 }
 
 /// The second round of a fresh user's findings: each as they met it.
@@ -73,17 +55,11 @@ struct CLIUserReportTests {
 
     @Test("a closed standard output is an error, and its descriptor is never reused for another file", .timeLimit(.minutes(1)))
     func closedStandardOutput() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", #"exec "$0" "$@" >&-"#, CLIProcess.binary.path, "threads", "list"]
-        process.environment = ProcessInfo.processInfo.environment.merging(CLIProcess.isolatedEnvironment()) { _, new in new }
-        let err = Pipe()
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: await CLIProcess.readToEnd(err.fileHandleForReading), as: UTF8.self)
-        await CLIProcess.waitForExit(process)
-        #expect(process.terminationStatus == 1 && process.terminationReason == .exit, "stderr: \(stderr)")
+        let process = try TestProcess("/bin/sh", ["-c", #"exec "$0" "$@" >&-"#, CLIProcess.binary.path, "threads", "list"],
+                                      environment: CLIProcess.isolatedEnvironment())
+        let result = try await process.wait()
+        let stderr = result.stderr
+        #expect(result.status == 1 && !result.killedBySignal, "stderr: \(stderr)")
         #expect(stderr == "chappie: cannot write output: \(String(cString: strerror(EBADF)))\n")
     }
 

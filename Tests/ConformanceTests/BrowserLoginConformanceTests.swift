@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -18,11 +19,11 @@ struct BrowserLoginConformanceTests {
     /// How one sign-in ended.
     struct Outcome {
         /// `chappie login`'s exit status and standard error.
-        var login: (status: Int32, stderr: String)
+        var login: TestProcess.Result
         /// What `chappie login --json` printed after the device code (its outcome, as JSON lines).
         var events: [String]
         /// `chappie status --json` afterwards.
-        var status: Subprocess.Result
+        var status: TestProcess.Result
         /// The filled form, just before the button was pressed.
         var formScreenshot: URL
         /// The page the emulator answered with.
@@ -72,30 +73,30 @@ struct BrowserLoginConformanceTests {
         return try await ChappieEmulator.with(.init(pollingIntervalSeconds: 1, autoApproveAfterPolls: nil)) { emulator in
             let endpoints = ["--auth-url", emulator.baseURL.absoluteString, "--backend-url", emulator.backendBaseURL.absoluteString]
             // given: a login waiting for the code to be approved
-            let login = try RunningProcess(chappie, ["login", "--json"] + endpoints, environment: environment, timeout: .seconds(120))
-            let code = try #require(await deviceCode(login), "chappie login showed no device code")
+            let login = try TestProcess(chappie, ["login", "--json"] + endpoints, environment: environment, timeLimit: .seconds(120))
+            let code = try #require(try await deviceCode(login), "chappie login showed no device code")
             #expect(code.verificationURL.hasPrefix(emulator.baseURL.absoluteString))
             // when: the user enters it in the browser and decides
             let script = ClientAvailability.clientsDirectory.appendingPathComponent("verification_page_browser.py").path
-            let browser = try await Subprocess.run(
+            let browser = try await TestProcess.run(
                 ClientAvailability.python,
                 [
                     ClientAvailability.python3, script, code.verificationURL, code.userCode, decision.rawValue, formScreenshot.path, resultScreenshot.path,
                     "--chromium", ClientAvailability.chromium, "--chromedriver", ClientAvailability.chromedriver, "--timeout", "30",
-                ], timeout: 120)
+                ], timeLimit: .seconds(120))
             try #require(browser.status == 0 && !browser.timedOut, "browser: \(browser.stdout)\(browser.stderr)")
             // then: login ends on its next poll
-            let ended = await login.wait()
+            let ended = try await login.wait()
             var events: [String] = []
-            while let line = await login.nextLine() { events.append(line) }
-            let status = try await Subprocess.run(chappie, ["status", "--json"] + endpoints, environment: environment, timeout: 60)
+            while let line = try await login.nextLine() { events.append(line) }
+            let status = try await TestProcess.run(chappie, ["status", "--json"] + endpoints, environment: environment, timeLimit: .seconds(60))
             return Outcome(login: ended, events: events, status: status, formScreenshot: formScreenshot, resultScreenshot: resultScreenshot)
         }
     }
 
     /// Reads login's `--json` lines until the `device_code` event; nil when output ends first.
-    func deviceCode(_ login: RunningProcess) async -> (userCode: String, verificationURL: String)? {
-        while let line = await login.nextLine() {
+    func deviceCode(_ login: TestProcess) async throws -> (userCode: String, verificationURL: String)? {
+        while let line = try await login.nextLine() {
             guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 event["event"] as? String == "device_code"
             else { continue }

@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -8,25 +9,11 @@ import FoundationNetworking
 
 @Suite("chappie emulator --replay-sse serves a recorded body byte for byte (issue 4)")
 struct ChappieEmulatorCommandConformanceTests {
-    /// Waits (bounded by the subprocess timeout) for the `listening` JSON line of the command.
-    func listeningURL(_ output: FileHandle) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var buffer = Data()
-                while true {
-                    let chunk = output.availableData
-                    if chunk.isEmpty { break }
-                    buffer.append(chunk)
-                    if let newline = buffer.firstIndex(of: 0x0A) {
-                        let line = buffer[..<newline]
-                        let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any]
-                        continuation.resume(returning: object?["url"] as? String)
-                        return
-                    }
-                }
-                continuation.resume(returning: nil)
-            }
-        }
+    /// Waits for the `listening` JSON line of the command (its first line) and returns its URL.
+    func listeningURL(_ emulator: TestProcess) async throws -> String? {
+        guard let line = try await emulator.nextLine() else { return nil }
+        let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return object?["url"] as? String
     }
 
     @Test(
@@ -40,18 +27,10 @@ struct ChappieEmulatorCommandConformanceTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("chappie-replay-\(UUID().uuidString).sse")
         try body.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chappie)
-        process.arguments = ["emulator", "--port", "0", "--json", "--replay-sse", file.path, "--chunk-offsets", "3,20"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.interrupt()
-            process.waitUntilExit()
-        }
-        let url = try #require(await listeningURL(output.fileHandleForReading))
+        let process = try TestProcess(chappie, ["emulator", "--port", "0", "--json", "--replay-sse", file.path, "--chunk-offsets", "3,20"],
+                                      error: .discard, timeLimit: .seconds(120))
+        defer { process.interrupt() }  // and the process is killed when the test lets go of it
+        let url = try #require(try await listeningURL(process))
         // when a signed-in client makes two calls
         let token = try await deviceToken(url)
         var bodies = [Data]()
@@ -71,7 +50,7 @@ struct ChappieEmulatorCommandConformanceTests {
         try Data("data: {}\n\n".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let arguments = ["emulator", "--port", "0"] + options.map { $0 == "FILE" ? file.path : $0 }
-        let result = try await Subprocess.run(chappie, arguments, timeout: 60)
+        let result = try await TestProcess.run(chappie, arguments, timeLimit: .seconds(60))
         #expect(!result.timedOut)
         #expect(result.status == 2, "stdout: \(result.stdout) stderr: \(result.stderr)")
         #expect(result.stderr.contains("--chunk-offsets") || result.stderr.contains("--replay-sse"))

@@ -1,5 +1,6 @@
 import ChappieSDK
 import ChappieSDKTesting
+import ChappieTestSupport
 import Foundation
 import Testing
 @testable import ChappieEmulator
@@ -93,9 +94,9 @@ struct CodexBuiltInProviderConformanceTests {
                 guard let userCode = await emulator.nextDeviceCode() else { return false }
                 return await emulator.approve(userCode: userCode)
             }
-            let login = try await Subprocess.run(
+            let login = try await TestProcess.run(
                 codex, ["login", "--device-auth", "--experimental_issuer", tls.baseURL.absoluteString],
-                environment: environment, currentDirectory: home.workspace, timeout: 120)
+                environment: environment, currentDirectory: home.workspace, timeLimit: .seconds(120))
             #expect(await approver.value)
             try #require(login.status == 0, "login failed: \(login.stdout)\n\(login.stderr)")
 
@@ -243,8 +244,8 @@ struct CodexBuiltInProviderConformanceTests {
         return request.method == "POST" ? object : nil
     }
 
-    private func exec(_ codex: String, _ arguments: [String], home: Home, environment: [String: String]) async throws -> Subprocess.Result {
-        let result = try await Subprocess.run(codex, arguments, environment: environment, currentDirectory: home.workspace, timeout: 180)
+    private func exec(_ codex: String, _ arguments: [String], home: Home, environment: [String: String]) async throws -> TestProcess.Result {
+        let result = try await TestProcess.run(codex, arguments, environment: environment, currentDirectory: home.workspace, timeLimit: .seconds(180))
         #expect(!result.timedOut)
         return result
     }

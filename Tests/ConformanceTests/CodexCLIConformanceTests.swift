@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -83,9 +84,9 @@ struct CodexCLIConformanceTests {
                 return await emulator.approve(userCode: userCode)
             }
             // when: codex login --device-auth
-            let login = try await Subprocess.run(
+            let login = try await TestProcess.run(
                 codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
-                environment: environment, currentDirectory: home.workspace, timeout: 120
+                environment: environment, currentDirectory: home.workspace, timeLimit: .seconds(120)
             )
             // then
             #expect(await approver.value)
@@ -154,9 +155,9 @@ struct CodexCLIConformanceTests {
                 guard let userCode = await emulator.nextDeviceCode() else { return false }
                 return await emulator.deny(userCode: userCode)
             }
-            let login = try await Subprocess.run(
+            let login = try await TestProcess.run(
                 codex, ["login", "--device-auth", "--experimental_issuer", emulator.baseURL.absoluteString],
-                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeout: 60
+                environment: home.environment(for: emulator), currentDirectory: home.workspace, timeLimit: .seconds(60)
             )
             #expect(await denier.value)
             #expect(!login.timedOut)
@@ -304,11 +305,11 @@ struct CodexCLIConformanceTests {
     /// Runs `codex exec` with `options` before the prompt; `image` goes last, as `--image` takes
     /// every value after it.
     private func runExec(_ codex: String, _ prompt: String, options: [String] = [], image: String? = nil, home: Home,
-                         environment: [String: String]) async throws -> Subprocess.Result
+                         environment: [String: String]) async throws -> TestProcess.Result
     {
-        let result = try await Subprocess.run(
+        let result = try await TestProcess.run(
             codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only"] + options + [prompt] + (image.map { ["--image", $0] } ?? []),
-            environment: environment, currentDirectory: home.workspace, timeout: 120
+            environment: environment, currentDirectory: home.workspace, timeLimit: .seconds(120)
         )
         #expect(!result.timedOut)
         if let path = ProcessInfo.processInfo.environment["CHAPPIE_CODEX_STDERR_LOG"] {

@@ -1,11 +1,12 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
 @Suite("chappie emulator --tls: the emulator over HTTPS with a certificate authority made per run")
 struct EmulatorTLSConformanceTests {
     /// Python's `urllib` GETs `url` with `token`, trusting `authority` (nil: the system's trust store).
-    func get(_ url: String, token: String, authority: String?) async throws -> Subprocess.Result {
+    func get(_ url: String, token: String, authority: String?) async throws -> TestProcess.Result {
         let script = """
             import json, ssl, sys, urllib.request
             context = ssl.create_default_context(cafile=sys.argv[3]) if len(sys.argv) > 3 else ssl.create_default_context()
@@ -18,8 +19,8 @@ struct EmulatorTLSConformanceTests {
                 print("tls-error", error, file=sys.stderr)
                 sys.exit(3)
             """
-        return try await Subprocess.run(ClientAvailability.python, [ClientAvailability.python3, "-c", script, url, token] + (authority.map { [$0] } ?? []),
-                                        timeout: 60)
+        return try await TestProcess.run(ClientAvailability.python, [ClientAvailability.python3, "-c", script, url, token] + (authority.map { [$0] } ?? []),
+                                        timeLimit: .seconds(60))
     }
 
     @Test(

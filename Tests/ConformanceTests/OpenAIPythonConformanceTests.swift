@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -15,10 +16,10 @@ struct OpenAIPythonConformanceTests {
             let tokens = await emulator.issueTokens()
             let script = ClientAvailability.clientsDirectory.appendingPathComponent("openai_responses_stream.py").path
             // when
-            let result = try await Subprocess.run(
+            let result = try await TestProcess.run(
                 ClientAvailability.python,
                 [ClientAvailability.python3, script, emulator.backendBaseURL.absoluteString + "/codex", tokens.accessToken],
-                timeout: 120
+                timeLimit: .seconds(120)
             )
             // then
             #expect(!result.timedOut)

@@ -1,5 +1,6 @@
 import ChappieEmulator
 import ChappieSDK
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -19,11 +20,11 @@ struct SignInWithChatGPTBrowserConformanceTests {
     /// How one sign-in ended.
     struct Outcome {
         /// `chappie login --siwc --json`'s exit status and standard error.
-        var login: (status: Int32, stderr: String)
+        var login: TestProcess.Result
         /// Everything login printed on standard output (JSON lines).
         var stdout: [String]
         /// `chappie status --json` afterwards.
-        var status: Subprocess.Result
+        var status: TestProcess.Result
         /// Every token, code and verifier of the sign-in: from the emulator's token request and
         /// the credential file login saved.
         var secrets: [String]
@@ -103,11 +104,11 @@ struct SignInWithChatGPTBrowserConformanceTests {
         let endpoints = ["--auth-url", emulator.baseURL.absoluteString, "--backend-url", emulator.backendBaseURL.absoluteString]
 
         // given: a login waiting on its listener for the browser to come back
-        let login = try RunningProcess(chappie, ["login", "--siwc", "--no-browser", "--json"] + endpoints, environment: environment,
-                                       timeout: .seconds(120))
+        let login = try TestProcess(chappie, ["login", "--siwc", "--no-browser", "--json"] + endpoints, environment: environment,
+                                       timeLimit: .seconds(120))
         var printed: [String] = []
         var authorizeURL: String?
-        while authorizeURL == nil, let line = await login.nextLine() {
+        while authorizeURL == nil, let line = try await login.nextLine() {
             printed.append(line)
             authorizeURL = Self.event("authorize_url", in: [line])?["url"]?.stringValue
         }
@@ -115,18 +116,18 @@ struct SignInWithChatGPTBrowserConformanceTests {
         #expect(url.hasPrefix(emulator.baseURL.absoluteString + "/api/accounts/authorize?"))
         // when: the user decides on the consent page
         let script = ClientAvailability.clientsDirectory.appendingPathComponent("siwc_consent_page_browser.py").path
-        let browser = try await Subprocess.run(
+        let browser = try await TestProcess.run(
             ClientAvailability.python,
             [
                 ClientAvailability.python3, script, url, decision.rawValue, formScreenshot.path, resultScreenshot.path,
                 "--app-name", Self.editedAppName,
                 "--chromium", ClientAvailability.chromium, "--chromedriver", ClientAvailability.chromedriver, "--timeout", "30",
-            ], timeout: 120)
+            ], timeLimit: .seconds(120))
         try #require(browser.status == 0 && !browser.timedOut, "browser: \(browser.stdout)\(browser.stderr)")
         // then: login ends as soon as its listener has the callback
-        let ended = await login.wait()
-        while let line = await login.nextLine() { printed.append(line) }
-        let status = try await Subprocess.run(chappie, ["status", "--json"] + endpoints, environment: environment, timeout: 60)
+        let ended = try await login.wait()
+        while let line = try await login.nextLine() { printed.append(line) }
+        let status = try await TestProcess.run(chappie, ["status", "--json"] + endpoints, environment: environment, timeLimit: .seconds(60))
         let secrets = await Self.secrets(of: emulator, credentialsIn: home.appendingPathComponent("chappie/credentials"))
         return Outcome(login: ended, stdout: printed, status: status, secrets: secrets, formScreenshot: formScreenshot,
                        resultScreenshot: resultScreenshot)

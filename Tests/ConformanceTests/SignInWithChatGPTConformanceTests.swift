@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -14,8 +15,8 @@ struct SignInWithChatGPTConformanceTests {
             // given
             let script = ClientAvailability.clientsDirectory.appendingPathComponent("siwc_oidc_relying_party.py").path
             // when
-            let result = try await Subprocess.run(
-                ClientAvailability.python, [ClientAvailability.python3, script, emulator.signInWithChatGPTIssuer.absoluteString], timeout: 120
+            let result = try await TestProcess.run(
+                ClientAvailability.python, [ClientAvailability.python3, script, emulator.signInWithChatGPTIssuer.absoluteString], timeLimit: .seconds(120)
             )
             // then
             #expect(!result.timedOut)
@@ -41,8 +42,8 @@ struct SignInWithChatGPTConformanceTests {
             let tokens = await emulator.issueSignInWithChatGPTTokens()
             let script = ClientAvailability.clientsDirectory.appendingPathComponent("openai_siwc_responses.py").path
             // when
-            let result = try await Subprocess.run(
-                ClientAvailability.python, [ClientAvailability.python3, script, emulator.publicAPIBaseURL.absoluteString, tokens.accessToken], timeout: 120
+            let result = try await TestProcess.run(
+                ClientAvailability.python, [ClientAvailability.python3, script, emulator.publicAPIBaseURL.absoluteString, tokens.accessToken], timeLimit: .seconds(120)
             )
             // then
             #expect(!result.timedOut)
@@ -96,10 +97,10 @@ struct SignInWithChatGPTConformanceTests {
             let environment = [
                 "CODEX_HOME": home.path, "CHAPPIE_SIWC_ACCESS_TOKEN": tokens.accessToken, "NO_COLOR": "1", "RUST_LOG": "error",
             ]
-            func exec(_ prompt: String) async throws -> Subprocess.Result {
-                try await Subprocess.run(
+            func exec(_ prompt: String) async throws -> TestProcess.Result {
+                try await TestProcess.run(
                     codex, ["exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt],
-                    environment: environment, currentDirectory: workspace, timeout: 120
+                    environment: environment, currentDirectory: workspace, timeLimit: .seconds(120)
                 )
             }
             // when

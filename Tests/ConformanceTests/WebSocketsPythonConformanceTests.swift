@@ -1,4 +1,5 @@
 import ChappieEmulator
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -6,9 +7,9 @@ import Testing
 struct WebSocketsPythonConformanceTests {
     static let script = ClientAvailability.clientsDirectory.appendingPathComponent("websockets_framing.py").path
 
-    func run(_ emulator: ChappieEmulator, token: String, mode: String? = nil) async throws -> Subprocess.Result {
+    func run(_ emulator: ChappieEmulator, token: String, mode: String? = nil) async throws -> TestProcess.Result {
         let url = "ws://127.0.0.1:\(emulator.port)/backend-api/codex/responses"
-        return try await Subprocess.run(ClientAvailability.python, [ClientAvailability.python3, Self.script, url, token] + (mode.map { [$0] } ?? []), timeout: 120)
+        return try await TestProcess.run(ClientAvailability.python, [ClientAvailability.python3, Self.script, url, token] + (mode.map { [$0] } ?? []), timeLimit: .seconds(120))
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import ChappieTestSupport
 import Foundation
 
 /// Verifies an RS256 JWS against an RSA JWK with the `openssl` command-line tool, a verifier the
@@ -22,17 +23,9 @@ enum OpenSSLVerifier {
         try Data(subjectPublicKeyInfo(modulus: n, exponent: e)).write(to: key)
         try Data((parts[0] + "." + parts[1]).utf8).write(to: input)
         try Data(signature).write(to: signatureFile)
-        let status = await offPool { () -> Int32 in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = ["dgst", "-sha256", "-keyform", "DER", "-verify", key.path, "-signature", signatureFile.path, input.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { return -1 }
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        return status == 0
+        let arguments = ["dgst", "-sha256", "-keyform", "DER", "-verify", key.path, "-signature", signatureFile.path, input.path]
+        guard let openssl = try? TestProcess("/usr/bin/openssl", arguments, output: .discard, error: .discard) else { return false }
+        return try await openssl.wait().succeeded
     }
 
     private static func decode(_ text: String) -> [UInt8]? {

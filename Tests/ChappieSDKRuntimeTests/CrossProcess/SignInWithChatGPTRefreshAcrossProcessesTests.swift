@@ -1,5 +1,6 @@
 import ChappieEmulator
 @_spi(ChappieTesting) @testable import ChappieSDK
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ struct SignInWithChatGPTRefreshAcrossProcessesTests {
 
                 // when: both got a 401 and wait for the lock; then it is free
                 for child in children {
-                    let locking = await child.firstLine { $0 == "locking" || $0.hasPrefix("failed") }
+                    let locking = try await child.firstLine { $0 == "locking" || $0.hasPrefix("failed") }
                     #expect(locking == "locking", "the child did not reach the refresh lock: \(locking ?? "no output")")
                 }
                 releaseContinuation.finish()
@@ -55,10 +56,10 @@ struct SignInWithChatGPTRefreshAcrossProcessesTests {
 
                 // then: both listed the models, neither was told to sign in again
                 for child in children {
-                    let outcome = await child.firstLine { $0.hasPrefix("models ") || $0.hasPrefix("failed") }
+                    let outcome = try await child.firstLine { $0.hasPrefix("models ") || $0.hasPrefix("failed") }
                     #expect(outcome?.hasPrefix("models ") == true, "child: \(outcome ?? "no output")")
-                    let exit = await child.waitForExit()
-                    #expect(exit?.reason == .exit && exit?.status == 0)
+                    let exit = try await child.waitForExit()
+                    #expect(!exit.killedBySignal && exit.status == 0)
                 }
                 let refreshes = await emulator.recordedRequests().filter {
                     $0.path == "/api/accounts/oauth/token" && String(decoding: $0.body, as: UTF8.self).contains("grant_type=refresh_token")

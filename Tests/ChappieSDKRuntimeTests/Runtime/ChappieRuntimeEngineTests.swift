@@ -2,6 +2,7 @@ import ChappieEmulator
 @testable import ChappieSDK
 import ChappieSDKRuntime
 import ChappieSDKTesting
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -94,31 +95,5 @@ private actor RuntimeBox {
     func record(_ error: (any Error)?) {
         outcome = error
         finished = true
-    }
-}
-
-/// A tool handler that holds its turn until the test releases it.
-private actor HeldHandler {
-    private var held: CheckedContinuation<Void, Never>?
-    private var isHeld = false
-    private var holdWaiters: [CheckedContinuation<Void, Never>] = []
-
-    func hold() async {
-        await withCheckedContinuation { continuation in
-            held = continuation
-            isHeld = true
-            holdWaiters.forEach { $0.resume() }
-            holdWaiters.removeAll()
-        }
-    }
-
-    func waitUntilHeld() async {
-        if isHeld { return }
-        await withCheckedContinuation { holdWaiters.append($0) }
-    }
-
-    func release() {
-        held?.resume()
-        held = nil
     }
 }

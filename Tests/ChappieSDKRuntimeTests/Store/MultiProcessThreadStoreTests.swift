@@ -1,5 +1,6 @@
 import ChappieSDK
 import ChappieSDKRuntime
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -20,11 +21,11 @@ struct MultiProcessThreadStoreTests {
                 // when: a child rewrites and creates threads in a tight loop and is killed
                 let child = try ChildProcess(suite: "ThreadStoreChildProcess", role: "saveLoop",
                                              arguments: ["DIR": directory.path, "IDS": seeded.map(\.uuidString).joined(separator: ",")])
-                let progress = await child.firstLine { $0.hasPrefix("saved ") && (Int($0.dropFirst(6)) ?? 0) >= 20 + round * 7 }
+                let progress = try await child.firstLine { $0.hasPrefix("saved ") && (Int($0.dropFirst(6)) ?? 0) >= 20 + round * 7 }
                 #expect(progress != nil, "the child stopped before saving")
                 child.kill()
-                let exit = await child.waitForExit()
-                #expect(exit?.reason == .uncaughtSignal)
+                let exit = try await child.waitForExit()
+                #expect(exit.killedBySignal)
                 // then: every thread loads, none is reported damaged
                 let store = ChappieFileThreadStore(directory: directory)
                 let listed = try await store.threads(includingArchived: true)
@@ -49,11 +50,11 @@ struct MultiProcessThreadStoreTests {
                                  arguments: ["DIR": directory.path, "TAG": tag, "SHARED": shared.id.uuidString, "COUNT": "\(count)"])
             }
             // when: both are ready, then both start together
-            for child in children { #expect(await child.firstLine { $0 == "ready" } != nil) }
+            for child in children { #expect(try await child.firstLine { $0 == "ready" } != nil) }
             for child in children { child.go() }
             for child in children {
-                let exit = await child.waitForExit()
-                #expect(exit?.reason == .exit && exit?.status == 0)
+                let exit = try await child.waitForExit()
+                #expect(!exit.killedBySignal && exit.status == 0)
             }
             // then
             let store = ChappieFileThreadStore(directory: directory)

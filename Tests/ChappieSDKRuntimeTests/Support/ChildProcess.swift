@@ -1,9 +1,5 @@
+import ChappieTestSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs one test of this test bundle in a child process, for tests that need a second writer
 /// process or one to kill.
@@ -14,7 +10,8 @@ import Darwin
 /// holds their role, so in a normal run they are skipped, and in the child only the chosen one
 /// runs. The child reports progress as lines starting with ``marker`` on standard output (mixed
 /// with the test runner's own output, which the parent ignores), and reads `go` lines from
-/// standard input when it must wait for the parent. No sleeps: the parent awaits lines and exit.
+/// standard input when it must wait for the parent. No sleeps: the parent awaits lines and exit
+/// (the child runs as a ``TestProcess``).
 final class ChildProcess: Sendable {
     /// The environment variable that selects a child role.
     static let roleVariable = "CHAPPIE_RUNTIME_TEST_CHILD_ROLE"
@@ -36,96 +33,39 @@ final class ChildProcess: Sendable {
         _ = readLine()
     }
 
-    private let process: Process
-    private let input: Pipe
-    /// The child's progress lines (without the marker), in order; ends when its output closes.
-    let lines: AsyncStream<String>
-    private let exit: AsyncStream<(reason: Process.TerminationReason, status: Int32)>
+    private let process: TestProcess
 
-    /// Starts the test binary running `suite` with `role` and the named `arguments`.
+    /// Starts the test binary running `suite` with `role` and the named `arguments` (its
+    /// standard error discarded).
     init(suite: String, role: String, arguments: [String: String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--filter", suite, "--testing-library", "swift-testing"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.roleVariable] = role
+        var environment: [String: String?] = [Self.roleVariable: role]
         for (name, value) in arguments { environment["CHAPPIE_RUNTIME_TEST_CHILD_\(name)"] = value }
-        process.environment = environment
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        let (lines, lineContinuation) = AsyncStream<String>.makeStream()
-        let (exit, exitContinuation) = AsyncStream<(reason: Process.TerminationReason, status: Int32)>.makeStream()
-        let buffer = LineBuffer()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                lineContinuation.finish()
-                return
-            }
-            for line in buffer.append(data) where line.hasPrefix(Self.marker) {
-                lineContinuation.yield(String(line.dropFirst(Self.marker.count)))
-            }
-        }
-        process.terminationHandler = { process in
-            exitContinuation.yield((process.terminationReason, process.terminationStatus))
-            exitContinuation.finish()
-        }
-        self.process = process
-        self.input = input
-        self.lines = lines
-        self.exit = exit
-        try process.run()
+        process = try TestProcess(CommandLine.arguments[0], ["--filter", suite, "--testing-library", "swift-testing"], environment: environment,
+                                  input: .pipe, error: .discard)
     }
 
     /// The child's process id.
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
-    /// Waits for the first progress line for which `accept` is true; nil if the output ends first.
-    func firstLine(where accept: (String) -> Bool) async -> String? {
-        for await line in lines where accept(line) { return line }
-        return nil
+    /// Waits for the first progress line (without the marker) for which `accept` is true; nil if
+    /// the output ends first.
+    func firstLine(where accept: (String) -> Bool) async throws -> String? {
+        try await process.firstLine { $0.hasPrefix(Self.marker) && accept(String($0.dropFirst(Self.marker.count))) }
+            .map { String($0.dropFirst(Self.marker.count)) }
     }
 
     /// Lets a child waiting in ``waitForGo()`` continue.
     func go() {
-        input.fileHandleForWriting.write(Data("go\n".utf8))
+        process.write("go\n")
     }
 
     /// Sends SIGKILL.
     func kill() {
-        #if canImport(Glibc)
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        #else
-        _ = Darwin.kill(process.processIdentifier, SIGKILL)
-        #endif
+        process.kill()
     }
 
     /// Waits for the child to end; returns how it ended.
-    func waitForExit() async -> (reason: Process.TerminationReason, status: Int32)? {
-        for await result in exit { return result }
-        return nil
-    }
-}
-
-/// Splits bytes into lines across reads. Used only from the pipe's serial readability handler;
-/// the lock makes that assumption unnecessary for soundness.
-private final class LineBuffer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending = Data()
-
-    func append(_ data: Data) -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        pending.append(data)
-        var lines: [String] = []
-        while let newline = pending.firstIndex(of: 0x0A) {
-            lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-            pending = Data(pending[pending.index(after: newline)...])
-        }
-        return lines
+    func waitForExit() async throws -> TestProcess.Result {
+        try await process.wait()
     }
 }

@@ -1,5 +1,6 @@
 import ChappieEmulator
 import ChappieSDKTesting
+import ChappieTestSupport
 import Foundation
 import Testing
 @testable import ChappieSDK
@@ -43,7 +44,7 @@ struct TurnGateTests {
 
     @Test("a turn waiting for the running one ends at once when its task is cancelled, and sends nothing", .timeLimit(.minutes(1)))
     func cancelWhileWaiting() async throws {
-        let handler = HeldToolHandler()
+        let handler = HeldHandler()
         let tool = ChappieHostTool(name: "hold", description: "Waits", inputSchema: ["type": "object"], policy: .automatic) { _ in
             await handler.hold()
             return ChappieToolResult(output: "released")
@@ -110,32 +111,6 @@ private actor TurnGateClientBox {
     private(set) var outcome: (any Error)?
     func set(_ client: ChappieClient) { self.client = client }
     func record(_ error: (any Error)?) { outcome = error }
-}
-
-/// A tool handler that holds its turn until the test releases it.
-private actor HeldToolHandler {
-    private var held: CheckedContinuation<Void, Never>?
-    private var isHeld = false
-    private var holdWaiters: [CheckedContinuation<Void, Never>] = []
-
-    func hold() async {
-        await withCheckedContinuation { continuation in
-            held = continuation
-            isHeld = true
-            holdWaiters.forEach { $0.resume() }
-            holdWaiters.removeAll()
-        }
-    }
-
-    func waitUntilHeld() async {
-        if isHeld { return }
-        await withCheckedContinuation { holdWaiters.append($0) }
-    }
-
-    func release() {
-        held?.resume()
-        held = nil
-    }
 }
 
 /// The order in which tasks passed the gate.

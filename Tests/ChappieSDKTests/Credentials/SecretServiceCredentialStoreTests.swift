@@ -1,5 +1,6 @@
 #if os(Linux)
 import ChappieSDKTesting
+import ChappieTestSupport
 import Foundation
 import Testing
 @testable import ChappieSDK
@@ -81,17 +82,11 @@ struct SecretServiceCredentialStoreTests {
         let credential = ChappieAuthFixtures.credential()
         try await store.saveCredential(credential, for: key)
         // when
-        let lookup = Process()
-        lookup.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
-        lookup.arguments = ["lookup", "xdg:schema", ChappieSecretServiceCredentialStore.defaultSchemaName,
-                            "service", key.service, "account", key.account]
-        let output = Pipe()
-        lookup.standardOutput = output
-        try lookup.run()
-        let data = await BlockingCall.run { output.fileHandleForReading.readDataToEndOfFile() }
-        await BlockingCall.run { lookup.waitUntilExit() }
+        let lookup = try await TestProcess("/usr/bin/secret-tool", ["lookup", "xdg:schema", ChappieSecretServiceCredentialStore.defaultSchemaName,
+                                                                   "service", key.service, "account", key.account]).wait()
+        let data = Data(lookup.stdout.utf8)
         // then
-        #expect(lookup.terminationStatus == 0)
+        #expect(lookup.status == 0)
         #expect(try JSONDecoder().decode(ChappieCredential.self, from: data) == credential)
         try await store.deleteCredential(for: key)
     }
@@ -194,21 +189,11 @@ struct SecretServiceCredentialStoreTests {
         let testBinary = CommandLine.arguments[0]
         let command = wrapper + [testBinary, "--testing-library", "swift-testing",
                                  "--filter", "SecretServiceCredentialStoreTests/noSecretServiceChild"]
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: command[0])
-        child.arguments = Array(command.dropFirst())
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        environment["CHAPPIE_SECRET_SERVICE_TESTS"] = nil
-        environment["CHAPPIE_SECRET_SERVICE_CHILD_REPORT"] = report.path
+        var environment: [String: String?] = ["DISPLAY": nil, "CHAPPIE_SECRET_SERVICE_TESTS": nil, "CHAPPIE_SECRET_SERVICE_CHILD_REPORT": report.path]
         for (name, value) in changes { environment[name] = value }
-        child.environment = environment
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        await BlockingCall.run { child.waitUntilExit() }
-        #expect(child.terminationReason == .exit)
-        #expect(child.terminationStatus == 0)
+        let child = try await TestProcess(command[0], Array(command.dropFirst()), environment: environment, output: .discard, error: .discard).wait()
+        #expect(!child.killedBySignal)
+        #expect(child.status == 0)
         return try String(contentsOf: report, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 

@@ -1,3 +1,4 @@
+import ChappieTestSupport
 import Foundation
 
 /// Where the third-party clients live and whether they are installed. A missing client skips its
@@ -21,13 +22,13 @@ enum ClientAvailability {
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
 
     /// Whether `import openai` works.
-    static let hasOpenAIPython: Bool = Subprocess.probe(python, [python3, "-c", "import openai"])
+    static let hasOpenAIPython: Bool = TestProcess.runSynchronously(python, [python3, "-c", "import openai"])?.succeeded == true
 
     /// Whether PyJWT with its crypto extra works (`import jwt` and an RSA algorithm).
-    static let hasPyJWT: Bool = Subprocess.probe(python, [ClientAvailability.python3, "-c", "import jwt; jwt.get_algorithm_by_name('RS256')"])
+    static let hasPyJWT: Bool = TestProcess.runSynchronously(python, [ClientAvailability.python3, "-c", "import jwt; jwt.get_algorithm_by_name('RS256')"])?.succeeded == true
 
     /// Whether `import websockets` works (the Python WebSocket client, pinned in requirements.txt).
-    static let hasWebsocketsPython: Bool = Subprocess.probe(python, [python3, "-c", "import websockets.sync.client"])
+    static let hasWebsocketsPython: Bool = TestProcess.runSynchronously(python, [python3, "-c", "import websockets.sync.client"])?.succeeded == true
 
     /// Debian's `chromium` (headless Chromium for the verification-page test).
     static let chromium = "/usr/bin/chromium"
@@ -39,7 +40,7 @@ enum ClientAvailability {
     static let hasBrowser: Bool =
         FileManager.default.isExecutableFile(atPath: chromium)
         && FileManager.default.isExecutableFile(atPath: chromedriver)
-        && Subprocess.probe(python, [python3, "-c", "import selenium.webdriver"])
+        && TestProcess.runSynchronously(python, [python3, "-c", "import selenium.webdriver"])?.succeeded == true
 
     /// The `chappie` binary built next to the test bundle (by `swift build --build-tests`), or
     /// nil when it is missing.
@@ -56,7 +57,8 @@ enum ClientAvailability {
     /// The Codex CLI binary from `openai-codex-cli-bin`, or nil when not installed.
     static let codexBinary: String? = {
         let script = "import codex_cli_bin, os; print(os.path.join(os.path.dirname(codex_cli_bin.__file__), 'bin', 'codex'))"
-        guard let path = Subprocess.probeOutput(python, [python3, "-c", script]),
+        guard let probe = TestProcess.runSynchronously(python, [python3, "-c", script]), probe.succeeded,
+            case let path = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
             FileManager.default.isExecutableFile(atPath: path)
         else { return nil }
         return path

@@ -1,3 +1,4 @@
+import ChappieTestSupport
 import Foundation
 
 /// A throwaway certificate authority and server certificates made with the `openssl` command in a
@@ -25,7 +26,7 @@ struct TestCertificates {
     var selfSigned: Pair { pair("self") }
 
     /// Whether the `openssl` command is installed.
-    static let isAvailable = Subprocess.probe(ClientAvailability.python, ["openssl", "version"])
+    static let isAvailable = TestProcess.runSynchronously(ClientAvailability.python, ["openssl", "version"])?.succeeded == true
 
     /// Makes the CA and the certificates.
     static func make() async throws -> TestCertificates {
@@ -62,7 +63,7 @@ struct TestCertificates {
     }
 
     private func openssl(_ arguments: [String]) async throws {
-        let result = try await Subprocess.run(ClientAvailability.python, ["openssl"] + arguments, currentDirectory: folder, timeout: 60)
+        let result = try await TestProcess.run(ClientAvailability.python, ["openssl"] + arguments, currentDirectory: folder, timeLimit: .seconds(60))
         guard result.status == 0 else { throw Failure(message: "openssl \(arguments.first ?? "") failed: \(result.stderr)") }
     }
 

@@ -1,3 +1,4 @@
+import ChappieTestSupport
 import Foundation
 import Testing
 
@@ -49,17 +50,7 @@ struct TopLevelSignOutTests {
 
     /// Runs a tool, returning its status and its standard output and error together.
     static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data: Data = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try await TestProcess(executable, arguments, error: .standardOutput).wait()
+        return (result.status, result.stdout)
     }
 }
