@@ -23,12 +23,22 @@ let package = Package(
         .executable(name: "chappie-bench", targets: ["chappie-bench"]),
     ],
     targets: [
+        // What `import ChappieSDK` gives an app: the core, re-exported, and the SwiftUI views
+        // (sign-in button, onboarding sheet, usage-limit view) where SwiftUI exists.
         .target(
             name: "ChappieSDK",
-            // The Linux HTTP transport drives the system libcurl, loaded at run time (DESIGN §4).
-            dependencies: [.target(name: "CChappieCurl", condition: .when(platforms: [.linux]))],
+            dependencies: ["ChappieCore"],
             // Apple's privacy manifest (no tracking; user id and email for app functionality).
             resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: settings
+        ),
+        // Sign-in, credentials, the client and its transports: everything but SwiftUI, so it
+        // builds where SwiftUI does not exist. Not a product of its own: apps get it through
+        // `ChappieSDK`, which re-exports it.
+        .target(
+            name: "ChappieCore",
+            // The Linux HTTP transport drives the system libcurl, loaded at run time (DESIGN §4).
+            dependencies: [.target(name: "CChappieCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: settings
         ),
         // Non-variadic wrappers around the system libcurl (dlopen'ed; no curl header or library at build time).
@@ -36,41 +46,41 @@ let package = Package(
         .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK"], swiftSettings: settings),
         .target(
             name: "ChappieSDKTesting",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         .target(name: "ChappieEmulator", swiftSettings: settings),
         .executableTarget(
             name: "chappie",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         .executableTarget(
             name: "chappie-bench",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         .testTarget(
             name: "ChappieSDKTests",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator"],
             swiftSettings: settings
         ),
         // Fixtures: thread files as earlier SDK versions wrote them (format migration tests).
-        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"],
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieCore", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator"],
                     resources: [.copy("Fixtures")], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"], swiftSettings: settings),
+        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator"], swiftSettings: settings),
         // Every Swift sample of the published documentation, run against the emulator (public API only).
         .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"], exclude: ["README.md"],
                     swiftSettings: settings),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieSDKTesting"],
+            dependencies: ["ChappieCore", "ChappieEmulator", "ChappieSDK", "ChappieSDKTesting"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),

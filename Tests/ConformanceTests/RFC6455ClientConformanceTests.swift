@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite(
     "Chappie's own WebSocket client against the Python websockets server, over ws and wss (issue 14)",

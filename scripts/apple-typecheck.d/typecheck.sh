@@ -94,7 +94,7 @@ run_platform() { # $1 = ios|macos
 
     # Dependency modules for the downstream targets: emitted from a copy of the sources with two
     # shims for Swift 6.0 stdlib APIs the 5.9 SDK lacks: `#isolation` -> `nil`, and no TaskExecutor.
-    # Non-inlinable bodies are skipped, so an error in ChappieSDK does not hide its dependents.
+    # Non-inlinable bodies are skipped, so an error in ChappieCore does not hide its dependents.
     # The targets themselves are then type-checked from the untouched SOURCE_TREE.
     local shim=$ROOT/shim-src
     rm -rf "$shim"; mkdir -p "$shim"; cp -r "$SRC/Sources" "$shim/"
@@ -116,10 +116,10 @@ PY
             $(find "$shim/Sources/$1" -name '*.swift' | sort) > "$mods/$1.emit.log" 2>&1 ||
             echo "note: could not emit $1 for $plat (see $mods/$1.emit.log)"
     }
-    emit ChappieSDK; emit ChappieEmulator; emit ChappieSDKRuntime
+    emit ChappieCore; emit ChappieSDK; emit ChappieEmulator; emit ChappieSDKRuntime
 
     : > "$out"
-    for t in ChappieSDK ChappieSDKRuntime ChappieEmulator ChappieSDKTesting; do
+    for t in ChappieCore ChappieSDK ChappieSDKRuntime ChappieEmulator ChappieSDKTesting; do
         local start=$SECONDS
         echo "=== $t ($target, $(basename "$sdk")) ===" >> "$out"
         local tree=$SRC

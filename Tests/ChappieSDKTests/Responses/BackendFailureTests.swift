@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Backend failure classification")
 struct BackendFailureTests {

@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 private let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
 

@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// One documented failure and what the caller must get.
 struct PublicAPIFailureCase: Sendable, CustomTestStringConvertible {

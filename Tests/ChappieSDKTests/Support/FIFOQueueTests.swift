@@ -1,5 +1,5 @@
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("FIFO queue")
 struct FIFOQueueTests {

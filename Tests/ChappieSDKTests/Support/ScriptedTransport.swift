@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A transport double: answers each request from a script and records what was sent.
 actor ScriptedTransport: HTTPTransport {

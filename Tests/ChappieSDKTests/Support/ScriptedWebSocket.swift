@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A WebSocket connector double: each `connect` uses the next script.
 actor ScriptedWebSocketConnector: WebSocketConnector {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A server that never answers, and request deadlines that fire on cue instead of after real
 /// time: bind ``deadline(_:)`` with `HTTPDeadline.sleep.withValue(stalled.deadline)` around the

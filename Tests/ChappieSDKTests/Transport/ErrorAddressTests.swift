@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Errors name the address that failed, never its query or a token, and name a status once.
 @Suite("Error messages name the address")

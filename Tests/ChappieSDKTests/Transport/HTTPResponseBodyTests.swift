@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Counts the flow-control calls a body makes.
 private final class FlowRecorder: @unchecked Sendable {

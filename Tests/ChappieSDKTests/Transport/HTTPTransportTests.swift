@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// The transports under test: the platform's default (libcurl on Linux) and `URLSession`.
 enum TransportKind: String, CaseIterable, Sendable {

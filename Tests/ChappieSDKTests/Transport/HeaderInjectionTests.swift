@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A client on `transport` against a hostile `backend`, holding `credential`.
 private func hostileClient(_ transport: TransportKind, backend: URL, credential: ChappieCredential) async throws -> ChappieClient {

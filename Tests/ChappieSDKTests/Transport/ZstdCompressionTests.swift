@@ -2,7 +2,7 @@
 @testable import ChappieEmulator
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

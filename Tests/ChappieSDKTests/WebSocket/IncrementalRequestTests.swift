@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 private func body(_ input: [ChappieJSONValue], model: String = "gpt-5.5") -> ChappieJSONValue {
     ["model": .string(model), "instructions": "be brief", "input": .array(input), "tools": [], "store": false, "stream": true,

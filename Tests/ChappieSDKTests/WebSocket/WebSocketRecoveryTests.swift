@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// The WebSocket upgrades (`GET /backend-api/codex/responses`) the emulator received.
 private func handshakes(_ emulator: ChappieEmulator) async -> Int {

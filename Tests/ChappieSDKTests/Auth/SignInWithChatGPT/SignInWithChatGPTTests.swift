@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 @testable import ChappieSDKTesting
 
 /// A browser stand-in: records the authorize URL, then answers it the way a test asks.

@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("permessage-deflate over the system zlib (RFC 7692 §7.2)")
 struct PerMessageDeflateCodecTests {

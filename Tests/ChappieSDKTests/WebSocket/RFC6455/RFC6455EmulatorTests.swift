@@ -2,7 +2,7 @@
 import ChappieEmulator
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Chappie's RFC 6455 client against the emulator's Responses WebSocket (PROTOCOL §6)", .timeLimit(.minutes(1)))
 struct RFC6455EmulatorTests {

@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Chappie's RFC 6455 client refuses what a server must not send", .timeLimit(.minutes(1)))
 struct RFC6455HostileServerTests {

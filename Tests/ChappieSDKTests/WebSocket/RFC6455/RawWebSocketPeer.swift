@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A hostile (or merely scripted) WebSocket server for one test: it listens on a free loopback
 /// port and runs `script` on a thread of its own, with blocking socket calls, for each accepted

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("WebSocket frames: encoding, decoding at every chunk boundary, and what the decoder refuses (RFC 6455 §5)")
 struct WebSocketFrameCodecTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("The opening handshake: the request, the response head at every chunk boundary, and its checks (RFC 6455 §4)")
 struct WebSocketHandshakeTests {

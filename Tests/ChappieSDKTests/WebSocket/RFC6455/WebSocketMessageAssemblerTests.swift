@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Reverses the bytes: a stand-in decompressor that makes a compressed message recognisable.
 private final class ReversingInflater: WebSocketMessageInflating {
