@@ -23,13 +23,19 @@ let package = Package(
         .executable(name: "chappie-bench", targets: ["chappie-bench"]),
     ],
     targets: [
+        // What `import ChappieSDK` gives an app: the core, re-exported, and the SwiftUI views
+        // (sign-in button, onboarding sheet, usage-limit view) where SwiftUI exists.
         .target(
             name: "ChappieSDK",
-            dependencies: ["ChappieTransport"],
+            dependencies: ["ChappieCore"],
             // Apple's privacy manifest (no tracking; user id and email for app functionality).
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: settings
         ),
+        // Sign-in, credentials, the client and the conversation engine: everything but SwiftUI,
+        // so it builds where SwiftUI does not exist. Not a product of its own: apps get it
+        // through `ChappieSDK`, which re-exports it.
+        .target(name: "ChappieCore", dependencies: ["ChappieTransport"], swiftSettings: settings),
         // The SDK's own network plumbing, below the transport seam: the libcurl loop of the Linux
         // HTTP transport, the RFC 6455 WebSocket client (sockets, TLS, frames, permessage-deflate)
         // and the loaders of the system libraries they dlopen (OpenSSL, zlib, zstd). A target of
@@ -48,18 +54,18 @@ let package = Package(
         .target(name: "ChappieSDKRuntime", dependencies: ["ChappieSDK", "ChappieTransport"], swiftSettings: settings),
         .target(
             name: "ChappieSDKTesting",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         .target(name: "ChappieEmulator", swiftSettings: settings),
         .executableTarget(
             name: "chappie",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         .executableTarget(
             name: "chappie-bench",
-            dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator"],
             swiftSettings: settings
         ),
         // Test support shared by the test targets, never shipped: TestProcess (the one runner of
@@ -69,19 +75,19 @@ let package = Package(
         .testTarget(
             name: "ChappieSDKTests",
             // ChappieTransport: the unit tests of the transport internals (RFC 6455, libcurl, loaders).
-            dependencies: ["ChappieSDK", "ChappieTransport", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieEmulator",
-                           "ChappieTestSupport"],
+            dependencies: ["ChappieCore", "ChappieSDK", "ChappieTransport", "ChappieSDKRuntime", "ChappieSDKTesting",
+                           "ChappieEmulator", "ChappieTestSupport"],
             swiftSettings: settings
         ),
         // Fixtures: thread files as earlier SDK versions wrote them (format migration tests).
-        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator", "ChappieTestSupport"],
+        .testTarget(name: "ChappieSDKRuntimeTests", dependencies: ["ChappieCore", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieSDK", "ChappieEmulator", "ChappieTestSupport"],
                     resources: [.copy("Fixtures")], swiftSettings: settings),
         .testTarget(
             name: "ChappieSDKTestingTests",
             dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting"],
             swiftSettings: settings
         ),
-        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
+        .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
         // Every Swift sample of the published documentation, run against the emulator (public API only).
         .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieTestSupport"], exclude: ["README.md"],
@@ -89,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             // ChappieTransport: the RFC 6455 client against other implementations.
-            dependencies: ["ChappieEmulator", "ChappieSDK", "ChappieTransport", "ChappieSDKTesting", "ChappieTestSupport"],
+            dependencies: ["ChappieCore", "ChappieEmulator", "ChappieSDK", "ChappieTransport", "ChappieSDKTesting", "ChappieTestSupport"],
             resources: [.copy("Clients")],
             swiftSettings: settings
         ),

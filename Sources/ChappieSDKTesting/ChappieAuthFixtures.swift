@@ -1,4 +1,4 @@
-@_spi(ChappieTesting) import ChappieSDK
+@_spi(ChappieTesting) import ChappieCore
 import Foundation
 
 /// Seeded credentials for app tests: fake, unsigned JWTs with the real claim layout

@@ -1,4 +1,4 @@
-@_spi(ChappieBenchmarks) @_spi(ChappieTesting) import ChappieSDK
+@_spi(ChappieBenchmarks) @_spi(ChappieTesting) import ChappieCore
 import ChappieEmulator
 import Foundation
 

@@ -1,4 +1,4 @@
-@_spi(ChappieTesting) import ChappieSDK
+@_spi(ChappieTesting) import ChappieCore
 import Foundation
 
 /// Long streamed replies through the public API (DESIGN §8): `ChappieClient.stream` on replies of

@@ -1,5 +1,5 @@
 import ChappieEmulator
-@_spi(ChappieTesting) import ChappieSDK
+@_spi(ChappieTesting) import ChappieCore
 import ChappieTestSupport
 import Foundation
 import Testing

@@ -95,7 +95,7 @@ run_platform() { # $1 = ios|macos
 
     # Dependency modules for the downstream targets: emitted from a copy of the sources with two
     # shims for Swift 6.0 stdlib APIs the 5.9 SDK lacks: `#isolation` -> `nil`, and no TaskExecutor.
-    # Non-inlinable bodies are skipped, so an error in ChappieSDK does not hide its dependents.
+    # Non-inlinable bodies are skipped, so an error in ChappieCore does not hide its dependents.
     # The targets themselves are then type-checked from the untouched SOURCE_TREE.
     local shim=$ROOT/shim-src
     rm -rf "$shim"; mkdir -p "$shim"; cp -r "$SRC/Sources" "$shim/"
@@ -117,13 +117,13 @@ PY
             $(find "$shim/Sources/$1" -name '*.swift' | sort) > "$mods/$1.emit.log" 2>&1 ||
             echo "note: could not emit $1 for $plat (see $mods/$1.emit.log)"
     }
-    # ChappieTransport first: ChappieSDK and ChappieSDKRuntime import it (CChappieCurl, its only
+    # ChappieTransport first: ChappieCore and ChappieSDKRuntime import it (CChappieCurl, its only
     # C dependency, is Linux-only, so `canImport(CChappieCurl)` is false here and the libcurl
-    # loop drops out).
-    emit ChappieTransport; emit ChappieSDK; emit ChappieEmulator; emit ChappieSDKRuntime
+    # loop drops out); then ChappieCore, which ChappieSDK re-exports.
+    emit ChappieTransport; emit ChappieCore; emit ChappieSDK; emit ChappieEmulator; emit ChappieSDKRuntime
 
     : > "$out"
-    for t in ChappieTransport ChappieSDK ChappieSDKRuntime ChappieEmulator ChappieSDKTesting; do
+    for t in ChappieTransport ChappieCore ChappieSDK ChappieSDKRuntime ChappieEmulator ChappieSDKTesting; do
         local start=$SECONDS
         echo "=== $t ($target, $(basename "$sdk")) ===" >> "$out"
         local tree=$SRC

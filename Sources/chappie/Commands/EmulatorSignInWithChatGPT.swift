@@ -1,5 +1,5 @@
 import ChappieEmulator
-@_spi(ChappieTesting) import ChappieSDK
+@_spi(ChappieTesting) import ChappieCore
 import Foundation
 
 /// A Sign in with ChatGPT sign-in on the in-process emulator without the browser: the emulator

@@ -1,4 +1,4 @@
-@testable import ChappieSDK
+@testable import ChappieCore
 import Foundation
 import Testing
 @testable import ChappieSDKRuntime

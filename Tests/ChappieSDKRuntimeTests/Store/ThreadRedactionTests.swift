@@ -1,4 +1,4 @@
-@_spi(ChappieCredentialStorage) import ChappieSDK
+@_spi(ChappieCredentialStorage) import ChappieCore
 import ChappieSDKRuntime
 import ChappieSDKTesting
 import Foundation

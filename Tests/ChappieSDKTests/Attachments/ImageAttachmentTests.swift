@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Bytes that start like a PNG image (the emulator, like the SDK, tells formats by their signature).
 func pngBytes(_ count: Int = 64) -> Data {

@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@_spi(ChappieCredentialStorage) @testable import ChappieSDK
+@_spi(ChappieCredentialStorage) @testable import ChappieCore
 
 @Suite("Auth session: restoring a returning user")
 @MainActor

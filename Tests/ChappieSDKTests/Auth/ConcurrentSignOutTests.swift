@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@_spi(ChappieTesting) @_spi(ChappieCredentialStorage) @testable import ChappieSDK
+@_spi(ChappieTesting) @_spi(ChappieCredentialStorage) @testable import ChappieCore
 #if canImport(Glibc)
 import Glibc
 #endif

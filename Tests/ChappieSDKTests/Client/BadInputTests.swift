@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// An SSE reply with one text delta of `characters` characters, in the backend's recorded format.
 private func oneDeltaReply(characters: Int) -> Data {

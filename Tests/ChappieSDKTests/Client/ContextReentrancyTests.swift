@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 private func lastAssistant(_ context: ChappieClientContext) -> ChappieInputMessage? {
     context.messages.last { $0.role == .assistant }

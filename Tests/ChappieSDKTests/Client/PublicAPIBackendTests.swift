@@ -2,7 +2,7 @@ import ChappieSDKTesting
 import ChappieTransport
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// The fields the public API rejects (its preview limitations), plus the two it names elsewhere.
 private let rejectedFields = ["background", "conversation", "max_output_tokens", "max_tool_calls", "metadata", "moderation", "multi_agent",

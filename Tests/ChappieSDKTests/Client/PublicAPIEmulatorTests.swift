@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// Runs `body` with a client signed in to a fresh emulator with Sign in with ChatGPT (its tokens
 /// issued directly, as after an approved consent): every request goes to the emulator's `/v1`.

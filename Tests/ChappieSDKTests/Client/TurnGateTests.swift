@@ -3,7 +3,7 @@ import ChappieSDKTesting
 import ChappieTestSupport
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("One turn at a time: re-entry and cancellation")
 struct TurnGateTests {

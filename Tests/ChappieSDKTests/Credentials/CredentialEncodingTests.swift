@@ -1,4 +1,4 @@
-@_spi(ChappieCredentialStorage) import ChappieSDK
+@_spi(ChappieCredentialStorage) import ChappieCore
 import ChappieSDKTesting
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 #if canImport(Glibc)
 import Glibc
 #endif

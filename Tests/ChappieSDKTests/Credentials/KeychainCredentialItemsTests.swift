@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A keychain that answers the four Security calls like `SecItem…` does for generic passwords
 /// (items keyed by service, account and access group), records every query, and can be told to

@@ -3,7 +3,7 @@ import ChappieSDKTesting
 import ChappieTestSupport
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// True when `scripts/with-secret-service` started a D-Bus session with an unlocked keyring.
 private let secretServiceRunning = ProcessInfo.processInfo.environment["CHAPPIE_SECRET_SERVICE_TESTS"] == "1"

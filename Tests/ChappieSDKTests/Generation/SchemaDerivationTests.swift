@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 struct Recipe: ChappieGenerable, Equatable {
     enum Course: String, CaseIterable, ChappieGenerable { case starter, main, dessert }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Harness and plugin manifests")
 struct HarnessTests {

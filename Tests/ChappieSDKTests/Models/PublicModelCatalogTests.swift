@@ -2,7 +2,7 @@ import ChappieSDKTesting
 import ChappieTransport
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// A `/v1/models` answer: documented fields, a hidden entry, unknown fields and visibility values,
 /// priorities that disagree with the server's order, and malformed entries.

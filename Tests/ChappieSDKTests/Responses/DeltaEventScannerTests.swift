@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// The full decoder's reading of a delta event, for comparison with the scanner.
 private func fullDecode(_ json: String) -> DeltaEventScanner.Fields? {

@@ -2,7 +2,7 @@ import ChappieSDKTesting
 import ChappieTransport
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// One documented failure and what the caller must get.
 struct PublicAPIFailureCase: Sendable, CustomTestStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Responses event decoding")
 struct ResponsesEventTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Feeds `bytes` whole, one byte at a time and split at every index, and checks each way gives the same events.
 private func parseEveryWay(_ bytes: [UInt8]) throws -> [SSEEvent] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
+@testable import ChappieSDK  // its resource bundle (the privacy manifest)
 
 private let code = ChappieDeviceCode(
     userCode: "ABCD-EFGH1", verificationURL: URL(string: "https://auth.example.com/codex/device")!,

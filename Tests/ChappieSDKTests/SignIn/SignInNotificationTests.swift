@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A notification center that records what it was asked and answers a fixed permission.
 private actor RecordingCenter: SignInNotificationCenter {

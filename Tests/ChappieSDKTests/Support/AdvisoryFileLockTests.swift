@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Counts how many bodies run at once.
 private actor Occupancy {

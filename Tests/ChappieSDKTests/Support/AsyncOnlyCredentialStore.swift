@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A credential store that reads only asynchronously (like a keyring over D-Bus): an in-memory
 /// store without the synchronous read.

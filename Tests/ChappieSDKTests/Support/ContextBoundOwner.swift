@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A credential owner together with one caller's context (token endpoint, clock), so that tests
 /// of a single caller read as calls on the owner.

@@ -1,7 +1,7 @@
 import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// Signs in to a fresh emulator and runs `body` with a client; the emulator always shuts down.
 /// The client streams over HTTP/SSE unless `configure` says otherwise, so that tests of request

@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 @testable import ChappieTransport
 import Foundation
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// A token endpoint whose refresh answers wait for the test: each refresh call announces itself
 /// and blocks until the test releases it; revokes are answered at once and recorded.

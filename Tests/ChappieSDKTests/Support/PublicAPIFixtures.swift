@@ -1,7 +1,7 @@
 import ChappieSDKTesting
 @testable import ChappieTransport
 import Foundation
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// Endpoints of a scripted server: the ChatGPT backend and the public API on one origin, as the
 /// emulator serves them.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A clock whose sleeps wait until the test opens the gate, then return at once: polling waits
 /// for the test's approve, deny or expire instead of spinning through virtual time.

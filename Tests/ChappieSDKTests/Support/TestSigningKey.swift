@@ -1,5 +1,5 @@
 import Foundation
-@testable import ChappieSDK
+@testable import ChappieCore
 #if canImport(Glibc)
 import Glibc
 #endif

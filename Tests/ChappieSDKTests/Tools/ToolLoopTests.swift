@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// A tool that records its calls and answers with a fixed output.
 private actor CallLog {

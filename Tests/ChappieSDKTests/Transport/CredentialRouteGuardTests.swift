@@ -2,7 +2,7 @@ import ChappieSDKTesting
 import ChappieTransport
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 private func pipeline(_ credential: ChappieCredential, transport: ScriptedTransport) async throws -> RequestPipeline {
     let configuration = try await ChappieAuthFixtures.signedIn(ChappieConfiguration(endpoints: publicAPIEndpoints), credential: credential)

@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// The user texts of a `response.create` frame's input, in order.
 private func inputTexts(_ frame: ChappieJSONValue) -> [String] {

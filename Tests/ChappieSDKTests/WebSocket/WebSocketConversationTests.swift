@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// The `response.create` frames the emulator received, parsed.
 func webSocketFrames(_ emulator: ChappieEmulator) async throws -> [ChappieJSONValue] {

@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Cancelling a WebSocket turn interrupts the response and keeps the socket, against the emulator")
 struct WebSocketInterruptTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 @testable import ChappieSDKTesting
 
 /// Each request of Sign in with ChatGPT to a server that accepts it and never answers ends at its

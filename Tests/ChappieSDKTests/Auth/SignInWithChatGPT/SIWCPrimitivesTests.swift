@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 @Suite("Sign in with ChatGPT: primitives")
 struct SIWCPrimitivesTests {
