@@ -1,5 +1,5 @@
 import ChappieEmulator
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 import ChappieTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-@testable import ChappieSDK
+@testable import ChappieCore
 import ChappieSDKTesting
 @testable import ChappieTransport
 import Foundation

@@ -1,4 +1,4 @@
-@testable import ChappieSDK
+@testable import ChappieCore
 @testable import ChappieTransport
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
 #if os(Linux)
 @testable import ChappieEmulator
-@testable import ChappieSDK
+@testable import ChappieCore
 @testable import ChappieTransport
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import ChappieEmulator
-@testable import ChappieSDK
+@testable import ChappieCore
 import ChappieSDKTesting
 @testable import ChappieTransport
 import Foundation
