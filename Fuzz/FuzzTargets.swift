@@ -1,5 +1,5 @@
 // libFuzzer entry point for ChappieSDK's parsers of network and disk input, compiled together
-// with the SDK's sources by scripts/fuzz (`swiftc -sanitize=fuzzer,address`).
+// with the SDK's and ChappieTransport's sources, as one module, by scripts/fuzz (`swiftc -sanitize=fuzzer,address`).
 // CHAPPIE_FUZZ_TARGET picks the target:
 // `sse` (the byte-level SSE parser, fed in two chunks split at the first byte's value),
 // `events` (the Responses event decoder), `deltas` (the delta scanner, which must agree with the
@@ -56,7 +56,7 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
         let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
         let name = String(decoding: bytes[..<split].dropFirst(), as: UTF8.self)
         let value = String(decoding: bytes[split...], as: UTF8.self)
-        checkHeaderInjection([(name: name, value: value)])
+        checkHeaderInjection(HTTPFields([HTTPField(name: name, value: value)]))
         let state = TurnState()
         state.record(value)
         if let kept = state.value, !HTTPFieldSyntax.isFieldValue(kept) { fatalError("a routing value HTTP does not allow was kept") }
@@ -129,8 +129,8 @@ private func fuzzWebSocketFrames(_ chunks: [ArraySlice<UInt8>], compressed: Bool
 /// Reads a handshake response from `chunks` and checks it; returns what came out as text.
 /// Sends `headers` through the field check and the handshake request builder: whatever passes
 /// must add exactly one line per header, never a line break, NUL or empty line of its own.
-private func checkHeaderInjection(_ headers: [(name: String, value: String)]) {
-    let valid = HTTPFieldSyntax.firstInvalidField(in: headers) == nil
+private func checkHeaderInjection(_ headers: HTTPFields) {
+    let valid = headers.firstInvalidField == nil
     for header in headers where valid {
         if header.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) || header.name.utf8.contains(where: { $0 <= 32 }) {
             fatalError("a header with a line break, NUL or space passed the field check")

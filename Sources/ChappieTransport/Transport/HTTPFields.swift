@@ -19,7 +19,8 @@ package struct HTTPField: Sendable, Hashable {
 /// Before anything is sent, ``validate()`` checks every name and value against ``HTTPFieldSyntax``
 /// (a value from a token's claims or from the server must never smuggle a second header in); the
 /// transports call it at their seam. A description never shows the value of a credential-bearing
-/// field (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`): it reads `[redacted]`.
+/// field (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`): it reads `[redacted]`;
+/// other values go through ``Redaction/clean(_:maximumBytes:)`` (a token in any other field too).
 package struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
     CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable {
@@ -107,7 +108,7 @@ package struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressib
     }
 
     private static func shown(_ field: HTTPField) -> String {
-        Wire.secretNames.contains(field.name.lowercased()) ? Wire.redacted : field.value
+        Wire.secretNames.contains(field.name.lowercased()) ? Wire.redacted : Redaction.clean(field.value)
     }
 
     private static func matches(_ name: String, _ other: String) -> Bool {

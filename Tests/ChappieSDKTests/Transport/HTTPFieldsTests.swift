@@ -55,7 +55,8 @@ struct HTTPFieldsTests {
     func credentialsRedacted() {
         // given
         let secret = "Bearer eyJhbGciOi.secret-token.sig"
-        let fields: HTTPFields = ["authorization": secret, "Cookie": "session=abc123", "Accept": "application/json"]
+        let fields: HTTPFields = ["authorization": secret, "Cookie": "session=abc123", "Accept": "application/json",
+                                  "X-Forwarded-Token": "Bearer eyJhbGciOi.secret-token.sig"]
         let request = HTTPRequest(method: .post, url: URL(string: "https://chatgpt.com/backend-api/codex/responses")!,
                                   headers: fields)
         var dumped = ""
@@ -65,7 +66,7 @@ struct HTTPFieldsTests {
                      "\(request.headers)"] {
             #expect(!text.contains("secret-token") && !text.contains("abc123"), "\(text)")
         }
-        #expect(fields.description == "[authorization: [redacted], Cookie: [redacted], Accept: application/json]")
+        #expect(fields.description == "[authorization: [redacted], Cookie: [redacted], Accept: application/json, X-Forwarded-Token: Bearer [redacted]]")
     }
 
     @Test("a method is its token, as spelled")
