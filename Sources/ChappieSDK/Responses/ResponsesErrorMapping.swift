@@ -1,7 +1,9 @@
+import Foundation
+
 /// Maps backend failures to ``ChappieClientError`` (PROTOCOL §5.4, §5.5, §7.3).
 enum ResponsesErrorMapping {
     /// The error for a `response.failed` event.
-    static func failed(_ error: ServerErrorBody) -> ChappieClientError {
+    static func failed(_ error: ServerErrorBody, now: Date = Date()) -> ChappieClientError {
         switch error.code {
         case "context_length_exceeded": .contextWindowExceeded(error.message)
         case "invalid_prompt": .invalidRequest(error.message)
@@ -9,13 +11,14 @@ enum ResponsesErrorMapping {
         case "server_is_overloaded", "slow_down": .serverOverloaded(error.message)
         case "insufficient_quota", "usage_not_included", "usage_limit_reached":
             .usageLimitReached(ChappieUsageLimit(plan: error.planType.map(ChappiePlan.init(rawValue:)), resetsAt: error.resetsAt,
-                                                 window: nil, message: error.message))
+                                                 window: nil, message: error.message,
+                                                 retryAfter: error.resetsIn ?? waitUntil(error.resetsAt, now: now)))
         default: .responseFailed(code: error.code, message: error.message)
         }
     }
 
     /// The error for a non-2xx HTTP answer (or a WebSocket `error` event with a status).
-    static func http(status: Int, error: ServerErrorBody, usage: ChappieUsageLimitSnapshot?) -> ChappieClientError {
+    static func http(status: Int, error: ServerErrorBody, usage: ChappieUsageLimitSnapshot?, now: Date = Date()) -> ChappieClientError {
         switch status {
         case 400:
             switch error.code {
@@ -25,8 +28,10 @@ enum ResponsesErrorMapping {
             }
         case 429 where error.type == "usage_limit_reached" || error.type == "usage_not_included":
             let window = usage?.primary.flatMap { $0.usedPercent >= 100 ? $0 : nil } ?? usage?.secondary.flatMap { $0.usedPercent >= 100 ? $0 : nil }
+            let resetsAt = error.resetsAt ?? window?.resetsAt
             return .usageLimitReached(ChappieUsageLimit(plan: (error.planType.map(ChappiePlan.init(rawValue:))) ?? usage?.plan,
-                                                        resetsAt: error.resetsAt ?? window?.resetsAt, window: window, message: error.message))
+                                                        resetsAt: resetsAt, window: window, message: error.message,
+                                                        retryAfter: error.resetsIn ?? waitUntil(resetsAt, now: now)))
         case 503 where error.code == "server_is_overloaded" || error.code == "slow_down":
             return .serverOverloaded(error.message)
         default:
@@ -38,6 +43,11 @@ enum ResponsesErrorMapping {
     /// `{"error":{"code":"invalid_encrypted_content","type":"invalid_request_error",…}}`, as the
     /// live service answers, openai/codex issues #8119 and #8145).
     static let unreadableContentCode = "invalid_encrypted_content"
+
+    /// The time from `now` until `date` (zero once it passed), or nil without a date.
+    static func waitUntil(_ date: Date?, now: Date) -> Duration? {
+        date.map { Duration.seconds(max(0, $0.timeIntervalSince(now)).rounded(.up)) }
+    }
 
     /// True for a 429 that names a usage limit (never retried).
     static func isUsageLimit(_ error: ServerErrorBody) -> Bool {

@@ -121,15 +121,20 @@ public struct ChappieUsageLimit: Sendable, Hashable, Codable {
     public var manageUsageURL: URL?
     /// The server's request id (`x-request-id`) of the refused request, when it sent one.
     public var requestID: String?
+    /// How long until the limit resets, measured from when the refusal arrived: the server's
+    /// `resets_in_seconds`, else the time left until ``resetsAt``. Nil when the server named no
+    /// reset (always on a Sign in with ChatGPT sign-in). Try again no earlier than this.
+    public var retryAfter: Duration?
 
-    /// Creates a usage limit value.
+    /// Creates a usage limit value; `retryAfter` is the wait until it resets, when known.
     public init(plan: ChappiePlan?, resetsAt: Date?, window: ChappieUsageWindow?, message: String, manageUsageURL: URL? = nil,
-                requestID: String? = nil) {
+                requestID: String? = nil, retryAfter: Duration? = nil) {
         self.plan = plan
         self.resetsAt = resetsAt
         self.window = window
         self.message = message
         self.manageUsageURL = manageUsageURL
         self.requestID = requestID
+        self.retryAfter = retryAfter
     }
 }
