@@ -129,8 +129,9 @@ public final class ChappieAuthSession {
     ///   loop) has ended when it returns;
     /// - its ``updates`` streams finish.
     ///
-    /// The saved sign-in is kept: ``state``, ``accountInfo`` and ``lastError`` stay readable, and a
-    /// ``ChappieClient`` of the same configuration keeps working. Safe to call more than once:
+    /// The saved sign-in is kept: ``state``, ``accountInfo`` and ``lastError`` stay readable (they
+    /// no longer follow the credential store), and a ``ChappieClient`` of the same configuration
+    /// keeps working. Safe to call more than once:
     /// later calls wait for the first one's work. It cannot be cancelled.
     public func shutdown() async {
         if shutdownTask == nil {
@@ -421,6 +422,8 @@ public final class ChappieAuthSession {
 
     private func observeManager() async {
         let updates = await manager.statusUpdates()
+        // A shutdown while the first read ran: nothing to follow any more.
+        guard shutdownTask == nil else { return }
         statusTask = Task { [weak self] in
             for await status in updates {
                 guard let self else { return }
