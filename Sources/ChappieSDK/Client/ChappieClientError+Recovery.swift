@@ -58,11 +58,13 @@ extension ChappieClientError {
 
     /// How long to wait before trying again, when the error says: the server's `Retry-After` on a
     /// rate limit of the public API (``ChappieAPIError/retryAfter``), or the time until a usage
-    /// limit resets (``ChappieUsageLimit/retryAfter``), measured from when the error arrived. Nil
-    /// when the server gave no time; a plain ``httpError(_:_:)`` never carries one.
+    /// limit resets: ``ChappieUsageLimit/retryAfter`` as the server counted it, else the time from
+    /// now until ``ChappieUsageLimit/resetsAt`` (zero once it passed), in whole seconds. Nil when
+    /// the server gave no time; a plain ``httpError(_:_:)`` never carries one.
     public var retryAfter: Duration? {
         switch self {
-        case .usageLimitReached(let limit): limit.retryAfter
+        case .usageLimitReached(let limit):
+            limit.retryAfter ?? limit.resetsAt.map { Duration.seconds(max(0, $0.timeIntervalSinceNow).rounded(.up)) }
         case .publicAPI(let error): error.retryAfter
         default: nil
         }

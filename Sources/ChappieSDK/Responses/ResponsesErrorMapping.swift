@@ -3,7 +3,7 @@ import Foundation
 /// Maps backend failures to ``ChappieClientError`` (PROTOCOL §5.4, §5.5, §7.3).
 enum ResponsesErrorMapping {
     /// The error for a `response.failed` event.
-    static func failed(_ error: ServerErrorBody, now: Date = Date()) -> ChappieClientError {
+    static func failed(_ error: ServerErrorBody) -> ChappieClientError {
         switch error.code {
         case "context_length_exceeded": .contextWindowExceeded(error.message)
         case "invalid_prompt": .invalidRequest(error.message)
@@ -12,13 +12,13 @@ enum ResponsesErrorMapping {
         case "insufficient_quota", "usage_not_included", "usage_limit_reached":
             .usageLimitReached(ChappieUsageLimit(plan: error.planType.map(ChappiePlan.init(rawValue:)), resetsAt: error.resetsAt,
                                                  window: nil, message: error.message,
-                                                 retryAfter: error.resetsIn ?? waitUntil(error.resetsAt, now: now)))
+                                                 retryAfter: error.resetsIn))
         default: .responseFailed(code: error.code, message: error.message)
         }
     }
 
     /// The error for a non-2xx HTTP answer (or a WebSocket `error` event with a status).
-    static func http(status: Int, error: ServerErrorBody, usage: ChappieUsageLimitSnapshot?, now: Date = Date()) -> ChappieClientError {
+    static func http(status: Int, error: ServerErrorBody, usage: ChappieUsageLimitSnapshot?) -> ChappieClientError {
         switch status {
         case 400:
             switch error.code {
@@ -31,7 +31,7 @@ enum ResponsesErrorMapping {
             let resetsAt = error.resetsAt ?? window?.resetsAt
             return .usageLimitReached(ChappieUsageLimit(plan: (error.planType.map(ChappiePlan.init(rawValue:))) ?? usage?.plan,
                                                         resetsAt: resetsAt, window: window, message: error.message,
-                                                        retryAfter: error.resetsIn ?? waitUntil(resetsAt, now: now)))
+                                                        retryAfter: error.resetsIn))
         case 503 where error.code == "server_is_overloaded" || error.code == "slow_down":
             return .serverOverloaded(error.message)
         default:
@@ -43,11 +43,6 @@ enum ResponsesErrorMapping {
     /// `{"error":{"code":"invalid_encrypted_content","type":"invalid_request_error",…}}`, as the
     /// live service answers, openai/codex issues #8119 and #8145).
     static let unreadableContentCode = "invalid_encrypted_content"
-
-    /// The time from `now` until `date` (zero once it passed), or nil without a date.
-    static func waitUntil(_ date: Date?, now: Date) -> Duration? {
-        date.map { Duration.seconds(max(0, $0.timeIntervalSince(now)).rounded(.up)) }
-    }
 
     /// True for a 429 that names a usage limit (never retried).
     static func isUsageLimit(_ error: ServerErrorBody) -> Bool {

@@ -121,9 +121,10 @@ public struct ChappieUsageLimit: Sendable, Hashable, Codable {
     public var manageUsageURL: URL?
     /// The server's request id (`x-request-id`) of the refused request, when it sent one.
     public var requestID: String?
-    /// How long until the limit resets, measured from when the refusal arrived: the server's
-    /// `resets_in_seconds`, else the time left until ``resetsAt``. Nil when the server named no
-    /// reset (always on a Sign in with ChatGPT sign-in). Try again no earlier than this.
+    /// How long until the limit resets, as the server counted when it refused the request (its
+    /// `resets_in_seconds`). Nil when the server sent no such count (only ``resetsAt``, or no
+    /// reset at all, as on a Sign in with ChatGPT sign-in);
+    /// ``ChappieClientError/retryAfter`` then counts the wait from ``resetsAt``.
     public var retryAfter: Duration?
 
     /// Creates a usage limit value; `retryAfter` is the wait until it resets, when known.

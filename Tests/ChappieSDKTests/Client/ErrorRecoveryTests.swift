@@ -69,17 +69,21 @@ struct ErrorRecoveryTests {
         }
     }
 
-    @Test("a usage limit without resets_in_seconds counts the wait from resets_at")
+    @Test("a usage limit without resets_in_seconds: the limit keeps no count, the error counts the wait from resets_at")
     func usageLimitFromResetsAt() {
-        let now = Date(timeIntervalSince1970: 1_900_000_000)
-        let body = ServerErrorBody(object: ["error": ["type": "usage_limit_reached", "message": "limit", "resets_at": 1_900_000_120]], status: 429)
-        let failure = BackendFailure.classify(status: 429, error: body, now: now)
-        guard case .terminal(.usageLimitReached(let limit)) = failure else { Issue.record("got \(failure)"); return }
-        #expect(limit.retryAfter == .seconds(120))
-        let failedEvent = ServerErrorBody(object: ["error": ["code": "usage_limit_reached", "message": "limit", "resets_at": 1_900_000_120]], status: 0)
-        #expect(ResponsesErrorMapping.failed(failedEvent, now: now).retryAfter == .seconds(120))
-        let passed = ResponsesErrorMapping.failed(failedEvent, now: now.addingTimeInterval(600))
+        let resetsAt = Date().addingTimeInterval(120)
+        let body = ServerErrorBody(object: ["error": ["type": "usage_limit_reached", "message": "limit",
+                                                      "resets_at": .number(resetsAt.timeIntervalSince1970.rounded(.up))]], status: 429)
+        let failure = BackendFailure.classify(status: 429, error: body)
+        guard case .terminal(let error) = failure, case .usageLimitReached(let limit) = error else { Issue.record("got \(failure)"); return }
+        #expect(limit.retryAfter == nil, "the value stays what the server sent, so equal answers stay equal")
+        let wait = error.retryAfter
+        #expect(wait.map { $0 > .seconds(100) && $0 <= .seconds(121) } == true, "\(String(describing: wait))")
+        let passed = ChappieClientError.usageLimitReached(ChappieUsageLimit(plan: nil, resetsAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                                           window: nil, message: "m"))
         #expect(passed.retryAfter == .zero, "a reset in the past is no wait")
+        let counted = ServerErrorBody(object: ["error": ["code": "usage_limit_reached", "message": "limit", "resets_in_seconds": 42]], status: 0)
+        #expect(ResponsesErrorMapping.failed(counted).retryAfter == .seconds(42))
     }
 
     @Test("a plain 429 from the backend is retryable, without a wait (httpError carries none)")
