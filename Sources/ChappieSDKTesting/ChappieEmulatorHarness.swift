@@ -55,7 +55,8 @@ public enum ChappieTestEmulator {
     /// Throws ``/ChappieSDK/ChappieAuthError``.
     @MainActor
     public static func signIn(_ configuration: ChappieConfiguration, time: ChappieVirtualTime = ChappieVirtualTime()) async throws {
-        let session = ChappieAuthSession(configuration: configuration, timeSource: time.timeSource)
-        try await session.startDeviceCodeSignIn()
+        try await ChappieAuthSession.with(configuration: configuration, timeSource: time.timeSource) { session in
+            try await session.startDeviceCodeSignIn()
+        }
     }
 }

@@ -19,8 +19,9 @@ extension ChappieTestEmulator {
     }
 
     /// Starts an emulator, signs in through the real device-code flow, builds a client, runs
-    /// `body`, and shuts the client (``/ChappieSDK/ChappieClient/shutdown()``) and the emulator
-    /// down whether `body` returns or throws.
+    /// `body`, and shuts the client (``/ChappieSDK/ChappieClient/shutdown()``), the session
+    /// (``/ChappieSDK/ChappieAuthSession/shutdown()``) and the emulator down whether `body`
+    /// returns or throws.
     /// - Parameters:
     ///   - isolation: the caller's actor, so `body` runs where the caller does.
     ///   - emulatorConfiguration: the emulator's settings (default: 1 s polling, approved on the first poll).
@@ -46,9 +47,11 @@ extension ChappieTestEmulator {
             do {
                 let result = try await body(SignedIn(emulator: emulator, configuration: configuration, session: session, client: client, time: time))
                 await client.shutdown()
+                await session.shutdown()
                 return result
             } catch {
                 await client.shutdown()
+                await session.shutdown()
                 throw error
             }
         }
@@ -59,7 +62,12 @@ extension ChappieTestEmulator {
     @MainActor
     private static func signedInSession(_ configuration: ChappieConfiguration, time: ChappieVirtualTime) async throws -> ChappieAuthSession {
         let session = ChappieAuthSession(configuration: configuration, timeSource: time.timeSource)
-        try await session.startDeviceCodeSignIn()
+        do {
+            try await session.startDeviceCodeSignIn()
+        } catch {
+            await session.shutdown()
+            throw error
+        }
         return session
     }
 }

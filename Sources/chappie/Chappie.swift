@@ -176,7 +176,7 @@ enum ChappieCommand {
                 .network
             default: .failure
             }
-            return (error.errorDescription ?? "request failed", hint, status)
+            return (error.errorDescription ?? "request failed", hint ?? error.recoverySuggestion, status)
         case let error as ChappieInputError:
             return (error.errorDescription ?? "input refused", error.recoverySuggestion, .failure)
         case let error as SavedSignInUnusable:
@@ -187,11 +187,11 @@ enum ChappieCommand {
             case .network: .network
             default: error.requiresReauthentication ? .signInNeeded : .failure
             }
-            return (error.errorDescription ?? "sign-in failed", nil, status)
+            return (error.errorDescription ?? "sign-in failed", error.recoverySuggestion, status)
         case is CancellationError:
             return ("interrupted", nil, .interrupted)
         default:
-            return (error.localizedDescription, nil, .failure)
+            return (error.localizedDescription, (error as? any LocalizedError)?.recoverySuggestion, .failure)
         }
     }
 }

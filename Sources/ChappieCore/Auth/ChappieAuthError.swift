@@ -58,6 +58,10 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
     case callbackTimedOut
     /// The local callback listener on 127.0.0.1 could not be started; the message says why.
     case callbackListenerUnavailable(String)
+    /// The session was shut down (``ChappieAuthSession/shutdown()``, or the end of
+    /// ``ChappieAuthSession/with(configuration:timeSource:_:)``): it starts no more sign-ins or
+    /// sign-outs, and nothing was sent. The saved sign-in is kept; create a new session to continue.
+    case sessionShutDown
 
     /// True when the user must sign in again: a missing refresh token, or a token endpoint
     /// refusal with status 400, 401 or 403.
@@ -98,6 +102,7 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
         case .browserUnavailable(let message): "No browser could be opened: \(message)"
         case .callbackTimedOut: "The browser did not return to the app in time."
         case .callbackListenerUnavailable(let message): "The app could not listen for the sign-in's return: \(message)"
+        case .sessionShutDown: "The sign-in session was shut down; create a new session to continue."
         }
     }
 
@@ -127,6 +132,7 @@ public enum ChappieAuthError: Error, Sendable, Equatable, LocalizedError {
         case .browserUnavailable: "Open the sign-in link in a browser yourself."
         case .callbackTimedOut: "Start the sign-in again and finish it in the browser."
         case .callbackListenerUnavailable: "Close other programs using local ports, then try again."
+        case .sessionShutDown: "Create a new sign-in session."
         }
     }
 }

@@ -18,6 +18,10 @@ import Combine
 /// It never exposes a token: only ``state``, ``deviceLinkState``, ``accountInfo`` and
 /// ``lastError``. Build the ``ChappieClient`` from the same ``ChappieConfiguration`` so both use
 /// the same credential.
+///
+/// When the app is done with it, ``shutdown()`` stops a running sign-in and the session's network
+/// threads; ``with(configuration:timeSource:_:)`` scopes a session to a block and always shuts it
+/// down.
 @MainActor
 public final class ChappieAuthSession {
     // The four observable values: `@Published` on Apple platforms (Combine fires
@@ -57,6 +61,10 @@ public final class ChappieAuthSession {
     private var observers: [UUID: AsyncStream<ChappieAuthSessionSnapshot>.Continuation] = [:]
     private var statusTask: Task<Void, Never>?
     private var initialLoad: Task<Void, Never>?
+    /// The threads the session's transport started (on Linux the libcurl loop).
+    private let threads: ThreadGroup
+    /// The shutdown's work, set by the first ``shutdown()``.
+    private var shutdownTask: Task<Void, Never>?
 
     /// Creates a session; prefer ``Chappie/authSession(configuration:)``.
     public convenience init(configuration: ChappieConfiguration = ChappieConfiguration()) {
@@ -65,11 +73,15 @@ public final class ChappieAuthSession {
 
     /// Creates a session with a custom time source (tests use a virtual clock so polling never sleeps).
     public convenience init(configuration: ChappieConfiguration, timeSource: ChappieTimeSource) {
-        self.init(configuration: configuration, transport: HTTPTransports.platformDefault(), timeSource: timeSource)
+        let threads = ThreadGroup()
+        let transport = ThreadGroup.current.withValue(threads) { HTTPTransports.platformDefault() }
+        self.init(configuration: configuration, transport: transport, timeSource: timeSource, threads: threads)
     }
 
-    init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource) {
+    init(configuration: ChappieConfiguration, transport: any HTTPTransport, timeSource: ChappieTimeSource,
+         threads: ThreadGroup = ThreadGroup()) {
         self.configuration = configuration
+        self.threads = threads
         manager = CredentialManager.shared(for: configuration)
         credentialContext = CredentialContext(configuration: configuration, transport: transport, time: timeSource)
         flow = DeviceCodeFlow(endpoints: configuration.endpoints, transport: transport, time: timeSource)
@@ -108,6 +120,80 @@ public final class ChappieAuthSession {
         for observer in observers.values { observer.finish() }
     }
 
+    // MARK: Lifetime
+
+    /// Shuts the session down for good, and returns once it is down:
+    /// - a running sign-in is cancelled and waited for (it throws ``ChappieAuthError/cancelled``);
+    /// - later sign-ins and sign-outs throw ``ChappieAuthError/sessionShutDown`` at once, sending
+    ///   nothing;
+    /// - the HTTP transport stops, and every thread the session started (on Linux the libcurl
+    ///   loop) has ended when it returns;
+    /// - its ``updates`` streams finish.
+    ///
+    /// The saved sign-in is kept: ``state``, ``accountInfo`` and ``lastError`` stay readable (they
+    /// no longer follow the credential store), and a ``ChappieClient`` of the same configuration
+    /// keeps working. Safe to call more than once:
+    /// later calls wait for the first one's work. It cannot be cancelled.
+    public func shutdown() async {
+        if shutdownTask == nil {
+            let running = signInTask
+            running?.cancel()
+            statusTask?.cancel()
+            statusTask = nil
+            for observer in observers.values { observer.finish() }
+            observers.removeAll()
+            let transport = transport
+            let threads = threads
+            shutdownTask = Task.detached {
+                _ = await running?.result
+                await transport.shutdown()
+                await threads.join()
+            }
+        }
+        await shutdownTask?.value
+    }
+
+    /// Runs a session for the length of `body` and always shuts it down (``shutdown()``), whether
+    /// `body` returns or throws:
+    ///
+    /// ```swift
+    /// try await ChappieAuthSession.with(configuration: configuration) { session in
+    ///     try await session.startDeviceCodeSignIn { code in print(code.userCode) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: what the session signs in for (see ``init(configuration:)``).
+    ///   - timeSource: the clock its polling uses (tests pass a virtual one).
+    ///   - body: the work, given the session. Keep no reference to the session past it:
+    ///     afterwards its sign-ins and sign-outs throw ``ChappieAuthError/sessionShutDown``.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, after the session has shut down.
+    public static func with<Result>(
+        configuration: ChappieConfiguration = ChappieConfiguration(), timeSource: ChappieTimeSource = .system,
+        _ body: (ChappieAuthSession) async throws -> Result
+    ) async rethrows -> Result {
+        let session = ChappieAuthSession(configuration: configuration, timeSource: timeSource)
+        do {
+            let result = try await body(session)
+            await session.shutdown()
+            return result
+        } catch {
+            await session.shutdown()
+            throw error
+        }
+    }
+
+    /// The kernel ids of the threads the session started that have not been reaped (for tests).
+    var threadIDs: [Int32] { threads.threadIDs }
+
+    /// Throws ``ChappieAuthError/sessionShutDown`` once ``shutdown()`` was called.
+    private func checkNotShutDown() throws {
+        if shutdownTask != nil { throw ChappieAuthError.sessionShutDown }
+    }
+
+    // MARK: Sign-in
+
     /// Waits until the stored credential has been read (done automatically at creation) and
     /// re-reads it, e.g. after another process signed in.
     public func reload() async {
@@ -123,9 +209,15 @@ public final class ChappieAuthSession {
         }
     }
 
-    /// Changes of state, device-link state, account info and last error, starting with the current values.
+    /// Changes of state, device-link state, account info and last error, starting with the current
+    /// values. The stream finishes at ``shutdown()`` (after it, it holds only the current values).
     public var updates: AsyncStream<ChappieAuthSessionSnapshot> {
         let (stream, continuation) = AsyncStream<ChappieAuthSessionSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        guard shutdownTask == nil else {
+            continuation.yield(snapshot)
+            continuation.finish()
+            return stream
+        }
         let id = UUID()
         observers[id] = continuation
         continuation.onTermination = { [weak self] _ in Task { @MainActor in self?.observers[id] = nil } }
@@ -143,8 +235,10 @@ public final class ChappieAuthSession {
     /// at the verification URL, exchanges the code and stores the credential.
     ///
     /// Throws ``ChappieAuthError`` (also kept in ``lastError``): `.deviceCodeExpired`,
-    /// `.deviceCodeDenied`, `.deadlineExceeded` (15 minutes), `.network`, `.cancelled`, ….
+    /// `.deviceCodeDenied`, `.deadlineExceeded` (15 minutes), `.network`, `.cancelled`, …;
+    /// `.sessionShutDown` after ``shutdown()``.
     public func startDeviceCodeSignIn(onDeviceCode: (@MainActor @Sendable (ChappieDeviceCode) -> Void)? = nil) async throws {
+        try checkNotShutDown()
         guard signInTask == nil else { throw ChappieAuthError.signInInProgress }
         let previousState = state
         state = .signingIn
@@ -202,7 +296,8 @@ public final class ChappieAuthSession {
     /// - Throws: ``ChappieAuthError`` (also kept in ``lastError``), e.g. `.consentDenied`,
     ///   `.callbackTimedOut`, `.browserUnavailable`, `.invalidIDToken`, `.accountMismatch`,
     ///   `.identityVerificationUnavailable` (retryable; a saved sign-in is kept), `.cancelled`
-    ///   when the calling task is cancelled or ``cancelSignIn()`` is called. The listener is closed
+    ///   when the calling task is cancelled or ``cancelSignIn()`` is called, `.sessionShutDown` after
+    ///   ``shutdown()``. The listener is closed
     ///   whenever this returns or throws.
     @discardableResult
     public func signInWithChatGPT(appName: String, enablePlanUsage: Bool = false, timeout: Duration = .seconds(600),
@@ -218,6 +313,7 @@ public final class ChappieAuthSession {
     public func signInWithChatGPT(appName: String, enablePlanUsage: Bool = false, timeout: Duration = .seconds(600),
                                   openURL: ChappieBrowserOpener = .system, preferredPort: UInt16?,
                                   startNewRegistration: Bool = false) async throws -> ChappieSignInWithChatGPTResult {
+        try checkNotShutDown()
         guard signInTask == nil else { throw ChappieAuthError.signInInProgress }
         let previousState = state
         state = .signingIn
@@ -295,8 +391,10 @@ public final class ChappieAuthSession {
     /// from this device anyway: tell the user to disconnect the app in ChatGPT's settings
     /// (``ChappieSignOutResult/remoteDisconnectConfirmed``). A Sign in with ChatGPT registration
     /// and the installation's host id are kept, so the next sign-in reuses them.
-    /// Throws ``ChappieAuthError/credentialStore(_:)`` when the credential cannot be deleted.
+    /// Throws ``ChappieAuthError/credentialStore(_:)`` when the credential cannot be deleted, and
+    /// ``ChappieAuthError/sessionShutDown`` after ``shutdown()`` (nothing is deleted then).
     public func signOutReportingRevocation() async throws -> ChappieSignOutResult {
+        try checkNotShutDown()
         cancelSignIn()
         let confirmed: Bool
         do {
@@ -318,13 +416,15 @@ public final class ChappieAuthSession {
 
     /// Signs out: revokes the refresh token best-effort and deletes this configuration's
     /// credential only (other accounts are untouched). Throws ``ChappieAuthError/credentialStore(_:)``
-    /// when the credential cannot be deleted.
+    /// when the credential cannot be deleted, ``ChappieAuthError/sessionShutDown`` after ``shutdown()``.
     public func signOut() async throws {
         _ = try await signOutReportingRevocation()
     }
 
     private func observeManager() async {
         let updates = await manager.statusUpdates()
+        // A shutdown while the first read ran: nothing to follow any more.
+        guard shutdownTask == nil else { return }
         statusTask = Task { [weak self] in
             for await status in updates {
                 guard let self else { return }

@@ -7,7 +7,7 @@ import Foundation
 /// Branch on ``code``: it is a struct with static members, not an enum, so new codes can be added
 /// without breaking a `switch` (add a `default:`). Each code has one documented action, also in
 /// ``recoverySuggestion``; ``isRetryable``, ``requiresPlanUsageConsent`` and ``manageUsageURL-property``
-/// say what a UI can do next. The error never carries the server's message text (it can echo the
+/// say what a UI can do next, and ``retryAfter`` how long to wait when the server said. The error never carries the server's message text (it can echo the
 /// user's input), only its code, the rejected parameter and the request id.
 ///
 /// ```swift
@@ -94,13 +94,17 @@ public struct ChappieAPIError: Error, Sendable, Hashable, LocalizedError, Custom
     public var param: String?
     /// The server's request id (`x-request-id`), for support requests; nil when nothing was sent.
     public var requestID: String?
+    /// How long the server asked to wait before trying again (its `Retry-After` header, in
+    /// seconds), or nil when it sent none, e.g. with ``Code/rateLimited``.
+    public var retryAfter: Duration?
 
     /// Creates an error value (tests and app-side fakes).
-    public init(code: Code, status: Int? = nil, param: String? = nil, requestID: String? = nil) {
+    public init(code: Code, status: Int? = nil, param: String? = nil, requestID: String? = nil, retryAfter: Duration? = nil) {
         self.code = code
         self.status = status
         self.param = param
         self.requestID = requestID
+        self.retryAfter = retryAfter
     }
 
     /// Where the user reviews and manages the ChatGPT plan's usage for apps:

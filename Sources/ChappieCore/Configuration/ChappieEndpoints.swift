@@ -267,6 +267,14 @@ public enum ChappieEndpointError: Error, Sendable, Hashable, LocalizedError, Cus
         }
     }
 
+    /// What to change, one sentence.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .insecureTransport: "Use an https address, or plain http only to this machine."
+        case .backendNotOfIssuer, .issuerNotOfBackend: "Point the backend and the auth issuer at the same server."
+        }
+    }
+
     /// Same as ``errorDescription``.
     public var description: String { errorDescription ?? "insecure endpoint" }
 }

@@ -83,4 +83,16 @@ public enum ChappieCredentialStoreError: Error, Sendable, Equatable, CustomStrin
     /// The same sentence as ``description``, so `localizedDescription` says what failed and why
     /// (not a bare "error 4").
     public var errorDescription: String? { description }
+
+    /// What the user can do about it, one sentence; it never contains a token.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .corrupt: "Sign in again to replace the saved sign-in."
+        case .insecurePermissions: "Make the file and its folder readable by you alone (chmod 600 for the file, 700 for folders), then try again."
+        case .symbolicLinkRefused: "Replace the symbolic link with a plain file or folder, then try again."
+        case .insecureFolder: "Fix the folder's owner or permissions as the message says, then try again."
+        case .io: "Check that the disk is writable and has free space, then try again."
+        case .unavailable: "Start or unlock the system's credential service, or use another credential store."
+        }
+    }
 }

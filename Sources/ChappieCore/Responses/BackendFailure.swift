@@ -36,7 +36,9 @@ enum BackendFailure: Error, Sendable {
             return .unauthorized(code: code)
         case 429:
             let usage = RateLimitHeaders.snapshot(from: headers, now: now)
-            if ResponsesErrorMapping.isUsageLimit(error) { return .terminal(ResponsesErrorMapping.http(status: status, error: error, usage: usage)) }
+            if ResponsesErrorMapping.isUsageLimit(error) {
+                return .terminal(ResponsesErrorMapping.http(status: status, error: error, usage: usage))
+            }
             return .rateLimited(retryAfter: retryAfter(headers[Wire.retryAfter]), error: .httpError(status, error.message))
         case 400 where code == Wire.connectionLimitReached:
             return .connectionLimitReached

@@ -14,9 +14,10 @@ enum PublicAPIErrorMapping {
     static func classify(status: Int, error: ServerErrorBody, headers: HTTPFields, requestID: String?) -> BackendFailure {
         let code = successor(of: error.code)
         let admission = error.isDetail && code == nil && [401, 403, 503].contains(status)
+        let retryAfter = BackendFailure.retryAfter(headers[Wire.retryAfter])
         func apiError(_ fallback: ChappieAPIError.Code) -> ChappieClientError {
             .publicAPI(ChappieAPIError(code: code.map(ChappieAPIError.Code.init(rawValue:)) ?? fallback, status: status, param: error.param,
-                                       requestID: requestID))
+                                       requestID: requestID, retryAfter: retryAfter.map { Duration.seconds($0) }))
         }
         if code == Wire.usageLimitExceeded { return .terminal(usageLimit(requestID: requestID)) }
         if code == Wire.contextLengthExceeded { return .terminal(.contextWindowExceeded(Wire.contextWindowSentence)) }
@@ -26,7 +27,7 @@ enum PublicAPIErrorMapping {
             // Renewed once by the pipeline; if the retry is refused too, the caller gets this.
             return .unauthorized(code: code, error: apiError(.admissionRefused))
         case 429:
-            return .rateLimited(retryAfter: BackendFailure.retryAfter(headers[Wire.retryAfter]), error: apiError(.rateLimited))
+            return .rateLimited(retryAfter: retryAfter, error: apiError(.rateLimited))
         case 300..<400:
             return .terminal(.httpError(status, "the server answered with a redirect, which Chappie never follows"))
         case 503 where admission:

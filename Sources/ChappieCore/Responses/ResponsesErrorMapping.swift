@@ -1,3 +1,5 @@
+import Foundation
+
 /// Maps backend failures to ``ChappieClientError`` (PROTOCOL §5.4, §5.5, §7.3).
 enum ResponsesErrorMapping {
     /// The error for a `response.failed` event.
@@ -9,7 +11,8 @@ enum ResponsesErrorMapping {
         case "server_is_overloaded", "slow_down": .serverOverloaded(error.message)
         case "insufficient_quota", "usage_not_included", "usage_limit_reached":
             .usageLimitReached(ChappieUsageLimit(plan: error.planType.map(ChappiePlan.init(rawValue:)), resetsAt: error.resetsAt,
-                                                 window: nil, message: error.message))
+                                                 window: nil, message: error.message,
+                                                 retryAfter: error.resetsIn))
         default: .responseFailed(code: error.code, message: error.message)
         }
     }
@@ -25,8 +28,10 @@ enum ResponsesErrorMapping {
             }
         case 429 where error.type == "usage_limit_reached" || error.type == "usage_not_included":
             let window = usage?.primary.flatMap { $0.usedPercent >= 100 ? $0 : nil } ?? usage?.secondary.flatMap { $0.usedPercent >= 100 ? $0 : nil }
+            let resetsAt = error.resetsAt ?? window?.resetsAt
             return .usageLimitReached(ChappieUsageLimit(plan: (error.planType.map(ChappiePlan.init(rawValue:))) ?? usage?.plan,
-                                                        resetsAt: error.resetsAt ?? window?.resetsAt, window: window, message: error.message))
+                                                        resetsAt: resetsAt, window: window, message: error.message,
+                                                        retryAfter: error.resetsIn))
         case 503 where error.code == "server_is_overloaded" || error.code == "slow_down":
             return .serverOverloaded(error.message)
         default:

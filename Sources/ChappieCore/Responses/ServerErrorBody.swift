@@ -15,6 +15,9 @@ struct ServerErrorBody: Sendable, Equatable {
     var planType: String?
     /// `error.resets_at` (unix seconds) of a usage-limit error.
     var resetsAt: Date?
+    /// `error.resets_in_seconds` of a usage-limit error: how long until it resets, as the server
+    /// counted when it answered (finite and not negative, else nil).
+    var resetsIn: Duration?
     /// `error.param`: the request parameter the error is about (the public API's
     /// `subscription_sharing_unsupported_capability`, SIWC.md §6.3).
     var param: String?
@@ -65,6 +68,7 @@ struct ServerErrorBody: Sendable, Equatable {
                       planType: error[Wire.planType]?.stringValue,
                       resetsAt: error[Wire.resetsAt]?.doubleValue.map(Date.init(timeIntervalSince1970:)),
                       param: error[Wire.param]?.stringValue)
+            resetsIn = error[Wire.resetsInSeconds]?.doubleValue.flatMap { $0.isFinite && $0 >= 0 ? Duration.seconds($0) : nil }
         } else if let error = object[Wire.error]?.stringValue {
             self.init(code: error, message: Redaction.clean(object[Wire.description]?.stringValue ?? error))
         } else if let detail = object[Wire.detail] {
@@ -95,6 +99,7 @@ struct ServerErrorBody: Sendable, Equatable {
         static let msg = "msg"
         static let planType = "plan_type"
         static let resetsAt = "resets_at"
+        static let resetsInSeconds = "resets_in_seconds"
         static let param = "param"
         static let errorJSONHeader = "x-error-json"
         /// The message of an HTML body (a proxy's or a load balancer's page), which is never shown:

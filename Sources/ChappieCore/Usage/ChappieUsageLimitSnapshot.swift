@@ -121,15 +121,21 @@ public struct ChappieUsageLimit: Sendable, Hashable, Codable {
     public var manageUsageURL: URL?
     /// The server's request id (`x-request-id`) of the refused request, when it sent one.
     public var requestID: String?
+    /// How long until the limit resets, as the server counted when it refused the request (its
+    /// `resets_in_seconds`). Nil when the server sent no such count (only ``resetsAt``, or no
+    /// reset at all, as on a Sign in with ChatGPT sign-in);
+    /// ``ChappieClientError/retryAfter`` then counts the wait from ``resetsAt``.
+    public var retryAfter: Duration?
 
-    /// Creates a usage limit value.
+    /// Creates a usage limit value; `retryAfter` is the wait until it resets, when known.
     public init(plan: ChappiePlan?, resetsAt: Date?, window: ChappieUsageWindow?, message: String, manageUsageURL: URL? = nil,
-                requestID: String? = nil) {
+                requestID: String? = nil, retryAfter: Duration? = nil) {
         self.plan = plan
         self.resetsAt = resetsAt
         self.window = window
         self.message = message
         self.manageUsageURL = manageUsageURL
         self.requestID = requestID
+        self.retryAfter = retryAfter
     }
 }

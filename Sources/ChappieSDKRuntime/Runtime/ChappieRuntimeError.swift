@@ -12,4 +12,11 @@ public enum ChappieRuntimeError: Error, Sendable, Equatable, LocalizedError {
         case .noCurrentThread: "There is no current thread: send a message or resume a thread first."
         }
     }
+
+    /// What the app can do about it, one sentence.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .noCurrentThread: "Send a message or resume a thread first."
+        }
+    }
 }

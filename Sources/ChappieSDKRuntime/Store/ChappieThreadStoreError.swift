@@ -38,4 +38,18 @@ public enum ChappieThreadStoreError: Error, Sendable, Equatable, LocalizedError 
         case .io(let message): "Thread storage failed: \(message)"
         }
     }
+
+    /// What the app or its user can do about it, one sentence.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .threadNotFound: "List the stored threads and pick one of them."
+        case .corruptThread: "The thread can't be recovered here; start a new one."
+        case .unsupportedFormatVersion: "Update the app to open this thread."
+        case .byteCapExceeded: "Delete or archive older threads, or raise the store's byte cap."
+        case .insecurePermissions: "Make the store's files and folders accessible to you alone (mode 700 for folders, 600 for files)."
+        case .symbolicLinkRefused: "Replace the symbolic link with a plain file or folder."
+        case .threadChangedElsewhere: "Reload the thread, then make the change again."
+        case .io: "Check that the disk is writable and has free space, then try again."
+        }
+    }
 }

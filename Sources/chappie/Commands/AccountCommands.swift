@@ -9,7 +9,7 @@ enum AccountCommands {
     /// and says so when a sign-in is already stored (the new one replaces it).
     static func login(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
         try CredentialFolderCheck.ensureWritable(environment.configuration.credentialStore)
-        let session = Chappie.authSession(configuration: environment.configuration)
+        let session = CLIClients.authSession(configuration: environment.configuration)
         await session.reload()
         if session.state == .signedIn, !arguments.flag("json") {
             let email = session.accountInfo?.email.map { " as " + Terminal.sanitizedLine($0) } ?? ""
@@ -25,7 +25,7 @@ enum AccountCommands {
     /// Revokes and deletes the stored credential; says so in a line, or with `--json` as
     /// `{"event":"signed_out"}` or `{"event":"not_signed_in"}`. Throws ``ChappieAuthError``.
     static func logout(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws {
-        let session = Chappie.authSession(configuration: environment.configuration)
+        let session = CLIClients.authSession(configuration: environment.configuration)
         await session.reload()
         let wasSignedIn = session.state != .signedOut
         // A Sign in with ChatGPT sign-in says whether the server confirmed the disconnect.
@@ -48,7 +48,7 @@ enum AccountCommands {
     /// in. When the server cannot be reached, the stored state is shown with a note. Returns the
     /// exit status: success when signed in, sign-in needed otherwise.
     static func status(_ arguments: ParsedArguments, _ environment: CLIEnvironment) async throws -> ChappieCommand.ExitStatus {
-        let session = Chappie.authSession(configuration: environment.configuration)
+        let session = CLIClients.authSession(configuration: environment.configuration)
         await session.reload()
         var unchecked: String?
         if session.state == .signedIn, session.accountInfo?.planUsageEnabled == nil {
@@ -128,7 +128,7 @@ enum AccountCommands {
     /// renewed, ``ChappieClientError/missingCredential`` when there is none, or the emulator
     /// sign-in's ``ChappieAuthError``.
     static func ensureSignedIn(_ environment: CLIEnvironment, json: Bool) async throws {
-        let session = Chappie.authSession(configuration: environment.configuration)
+        let session = CLIClients.authSession(configuration: environment.configuration)
         await session.reload()
         guard session.state != .signedIn else { return }
         guard environment.emulator != nil else {

@@ -26,7 +26,7 @@ enum DemoCommand {
             Terminal.line()
             Terminal.line(Terminal.bold(environment.signsInWithChatGPT ? "1. Sign in with ChatGPT" : "1. Sign in with the device-code flow"))
         }
-        let session = Chappie.authSession(configuration: environment.configuration)
+        let session = CLIClients.authSession(configuration: environment.configuration)
         if let emulator = environment.emulator, environment.signsInWithChatGPT {
             // The emulator registers the app and grants plan usage at once, as its consent page
             // would after "Approve": requests then go to its public Responses API (/v1).
