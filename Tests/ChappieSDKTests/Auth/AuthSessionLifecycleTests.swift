@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@testable import ChappieSDK
+@testable import ChappieCore
 
 /// The threads of `ids` that still run in this process (`/proc/self/task/<id>`).
 private func runningThreads(_ ids: [Int32]) -> [Int32] {

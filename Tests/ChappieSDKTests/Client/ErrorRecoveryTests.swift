@@ -2,7 +2,7 @@ import ChappieEmulator
 import ChappieSDKTesting
 import Foundation
 import Testing
-@_spi(ChappieTesting) @testable import ChappieSDK
+@_spi(ChappieTesting) @testable import ChappieCore
 
 /// `recoverySuggestion`, `isRetryable` and `retryAfter` of the public errors: the wait comes from
 /// what the server said (`Retry-After`, a usage limit's reset), and no hint carries a secret.
