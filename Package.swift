@@ -88,6 +88,9 @@ let package = Package(
             swiftSettings: settings
         ),
         .testTarget(name: "ChappieCLITests", dependencies: ["chappie", "ChappieCore", "ChappieSDK", "ChappieSDKRuntime", "ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
+        // The transport internals on their own: RFC 6455 (frames, handshake, deflate, hostile
+        // servers, the emulator's socket), HTTPFields, FIFOQueue.
+        .testTarget(name: "ChappieTransportTests", dependencies: ["ChappieTransport", "ChappieEmulator"], swiftSettings: settings),
         .testTarget(name: "ChappieEmulatorTests", dependencies: ["ChappieEmulator", "ChappieTestSupport"], swiftSettings: settings),
         // Every Swift sample of the published documentation, run against the emulator (public API only).
         .testTarget(name: "DocsSampleTests", dependencies: ["ChappieSDK", "ChappieSDKRuntime", "ChappieSDKTesting", "ChappieTestSupport"], exclude: ["README.md"],

@@ -135,14 +135,17 @@ enum ChappieCommand {
     }
 
     /// Prints `error` — one line on standard error, with a hint line where one helps, or with
-    /// `json` one `{"event":"error",…}` object on standard output — and picks the exit status.
+    /// `json` one `{"event":"error",…}` object on standard output, whose `hint` is that line
+    /// where there is one — and picks the exit status.
     /// Every message is sanitized: error texts can carry server or user text.
     static func report(_ error: any Error, json: Bool = false) -> ExitStatus {
         let (message, hint, status) = describe(error)
         if json {
-            Terminal.jsonLine(ChappieJSONValue.object([
+            var object: [String: ChappieJSONValue] = [
                 "event": "error", "message": .string(message), "exit_status": .integer(Int(status.rawValue)),
-            ]))
+            ]
+            if let hint { object["hint"] = .string(hint) }
+            Terminal.jsonLine(ChappieJSONValue.object(object))
         } else {
             Terminal.error("chappie: " + Terminal.sanitizedLine(message))
             if let hint { Terminal.error(hint) }

@@ -129,10 +129,13 @@ struct CLIFindingsTests {
         let error = try #require(try signedOut.jsonLines().last)
         #expect(error["event"] == "error" && error["exit_status"] == .integer(3))
         #expect(error["message"]?.stringValue?.hasPrefix("Not signed in") == true)
+        #expect(error["hint"]?.stringValue?.contains("chappie login") == true)
         #expect(signedOut.stderr.isEmpty)
         let usage = try await CLIProcess.run(["ask", "--bogus", "--json"], environment: environment)
         #expect(usage.status == 2)
-        #expect(try usage.jsonLines() == [["event": "error", "message": "unknown option --bogus", "exit_status": 2]])
+        let usageHint = try #require(try usage.jsonLines().first?["hint"]?.stringValue)
+        #expect(try usage.jsonLines() == [["event": "error", "message": "unknown option --bogus", "hint": .string(usageHint), "exit_status": 2]])
+        #expect(usageHint.hasPrefix("Usage: chappie ask"))
 
         try await CLIEmulator.with { emulator, environment in
             let login = try await CLIProcess.run(["login", "--json", "--auth-url", emulator.baseURL.absoluteString], environment: environment)
