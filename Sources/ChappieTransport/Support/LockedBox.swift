@@ -8,14 +8,21 @@ import Foundation
 /// `withLock`, which holds the lock for the whole closure, and the closure cannot leak an
 /// `inout` reference. ChappieSDK's only other `@unchecked Sendable` types are the libcurl loop and
 /// transfer (`CurlHTTPTransport.swift`), whose unlocked state is touched on their loop thread only.
-package final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+///
+/// `public` and inlinable only so that the other modules' hot paths (event channels, response
+/// bodies) get a specialized, inlined lock instead of an unspecialized generic call per access:
+/// this toolchain does not inline `package` declarations across modules. ChappieTransport is in
+/// no product, so nothing outside the package can see it. The two stored properties are usable
+/// from inlinable code, and are still reached only through `withLock`.
+public final class LockedBox<Value>: @unchecked Sendable {
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
-    package init(_ value: Value) { self.value = value }
+    /// A box holding `value`.
+    @inlinable public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
