@@ -1,12 +1,13 @@
 import Foundation
 
-/// The module's one lock: a small box of mutable state guarded by an `NSLock`.
+/// The SDK's one lock (ChappieTransport, ChappieCore and the runtime share it): a small box of
+/// mutable state guarded by an `NSLock`.
 ///
 /// `Synchronization.Mutex` needs iOS 18 / macOS 15, above the package's iOS 16 / macOS 13 floor,
 /// so synchronous state shared with URLSession delegate callbacks lives here instead.
 /// It is sound to mark it `@unchecked Sendable` because every access to `value` happens inside
 /// `withLock`, which holds the lock for the whole closure, and the closure cannot leak an
-/// `inout` reference. ChappieSDK's only other `@unchecked Sendable` types are the libcurl loop and
+/// `inout` reference. The SDK's only other `@unchecked Sendable` types are the libcurl loop and
 /// transfer (`CurlHTTPTransport.swift`), whose unlocked state is touched on their loop thread only.
 ///
 /// `public` and inlinable only so that the other modules' hot paths (event channels, response
