@@ -9,6 +9,8 @@ pass's name, STATUS its exit status. Prints, prefixed with NAME:
   when XCTest ran any test;
 - every Swift Testing failure in full: each record that starts with ✘, with its continuation
   lines (multi-line expectations, ↳ comments);
+- every Swift Testing warning (a record that starts with ⚠: an issue recorded with the warning
+  severity, which does not fail the run), so a known flaky step that needed its retry shows;
 - every XCTest failure line (`error:` lines and failed test cases);
 - when the run failed but none of that explains it (a crash, a build or launch error), the last
   80 lines of the log.
@@ -17,24 +19,28 @@ import re
 import sys
 
 # A line starting with one of these begins a new Swift Testing record; others continue the last.
-RECORD_MARKERS = ("◇", "✔", "✘", "━", "⊘", "􀟈", "􀢄", "􁁛", "􀄣")
+RECORD_MARKERS = ("◇", "✔", "✘", "⚠", "━", "⊘", "􀟈", "􀢄", "􁁛", "􀄣")
 
 
 def main(path, name, status):
     lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
-    summaries, failures = [], []
-    in_failure = False
+    summaries, failures, warnings = [], [], []
+    collecting = None  # the list the current record's continuation lines go to
     for line in lines:
         stripped = line.lstrip()
         if stripped.startswith(RECORD_MARKERS):
-            in_failure = stripped.startswith("✘") and "Test run with" not in stripped
-            if in_failure:
-                failures.append(line)
+            collecting = None
             if "Test run with" in stripped:
                 summaries.append(stripped)
+            elif stripped.startswith("✘"):
+                collecting = failures
+            elif stripped.startswith("⚠"):
+                collecting = warnings
+            if collecting is not None:
+                collecting.append(line)
             continue
-        if in_failure:
-            failures.append(line)
+        if collecting is not None:
+            collecting.append(line)
             continue
         match = re.search(r"Executed (\d+) tests?, with (\d+) failures?", line)
         if match and int(match.group(1)) > 0:
@@ -46,8 +52,8 @@ def main(path, name, status):
     summaries = [s for s in summaries if not s.startswith("XCTest")] + xctest[-1:]
     for summary in summaries:
         print(f"{name}: {summary}")
-    for failure in failures:
-        print(failure)
+    for line in warnings + failures:
+        print(line)
     if status != 0 and not failures:
         print(f"{name}: exited with status {status}; the last lines of its output:")
         for line in lines[-80:]:

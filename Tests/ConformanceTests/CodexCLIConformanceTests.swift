@@ -115,7 +115,7 @@ struct CodexCLIConformanceTests {
 
             // when: the access token expires server-side, Codex must refresh and retry
             await emulator.expireAccessTokens()
-            let again = try await runExec(codex, "say hi again", home: home, environment: environment)
+            let (again, _) = try await runExecAfterExpiry(codex, "say hi again", home: home, environment: environment)
             // then
             #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
             #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "say hi again")))
@@ -194,13 +194,14 @@ struct CodexCLIConformanceTests {
 
             // when the access token expires, the handshake's 401 makes Codex refresh and reconnect
             await emulator.expireAccessTokens()
-            let again = try await runExec(codex, "after expiry", home: home, environment: home.environment(for: emulator))
+            let (again, retried) = try await runExecAfterExpiry(codex, "after expiry", home: home, environment: home.environment(for: emulator))
             #expect(again.status == 0, "exec after expiry failed: \(again.stderr)")
             #expect(again.stdout.contains(ChappieEmulator.defaultReply(for: "after expiry")))
             // The workspace routing discovery (accounts/check, which needs a valid token) can be
             // the first to answer 401, racing the handshake's 401; never a refresh per request.
+            // A retried run (see runExecAfterExpiry) may refresh once more in its own process.
             let refreshes = await emulator.refreshGrantsServed
-            #expect((1...2).contains(refreshes), "\(refreshes) refresh grants")
+            #expect((1...(retried ? 4 : 2)).contains(refreshes), "\(refreshes) refresh grants")
         }
     }
 
@@ -304,6 +305,30 @@ struct CodexCLIConformanceTests {
 
     /// Runs `codex exec` with `options` before the prompt; `image` goes last, as `--image` takes
     /// every value after it.
+    /// Codex's own words when a 401 recovery re-reads `auth.json` and finds no matching account.
+    private static let accountMismatch = "you have since logged out or signed in to another account"
+
+    /// Runs `codex exec` for the first turn after `expireAccessTokens()`, and once more when Codex
+    /// lost its own refresh race; `retried` says whether it had to.
+    ///
+    /// With every token expired, the models fetch, the workspace check and the turn (the
+    /// WebSocket prewarm too) all answer 401 at once, and each starts Codex's recovery: reload
+    /// `auth.json`, then refresh. Codex 0.163.0 rewrites `auth.json` in place (truncate, then
+    /// write), so a reload that lands between the two reads no account and gives up with "you
+    /// have since logged out or signed in to another account". That is inferred from Codex's
+    /// source, not reproduced: it failed CI once and passed 100 local runs. It is Codex's race,
+    /// not the emulator's (the real server answers those requests 401 just the same), so one
+    /// retry in a new process is allowed, is reported as a warning, and must then succeed; any
+    /// other failure fails the test at once.
+    private func runExecAfterExpiry(_ codex: String, _ prompt: String, home: Home,
+                                    environment: [String: String]) async throws -> (result: TestProcess.Result, retried: Bool)
+    {
+        let first = try await runExec(codex, prompt, home: home, environment: environment)
+        guard first.status != 0, first.stderr.contains(Self.accountMismatch) else { return (first, false) }
+        Issue.record("Codex lost its auth.json reload race after the 401s; retrying once", severity: .warning)
+        return (try await runExec(codex, prompt, home: home, environment: environment), true)
+    }
+
     private func runExec(_ codex: String, _ prompt: String, options: [String] = [], image: String? = nil, home: Home,
                          environment: [String: String]) async throws -> TestProcess.Result
     {
