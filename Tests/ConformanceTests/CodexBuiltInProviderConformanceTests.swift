@@ -135,8 +135,8 @@ struct CodexBuiltInProviderConformanceTests {
             #expect(replayed.contains { items in items.contains { $0["type"] as? String == "compaction" } },
                     "later requests carry the compaction item")
             // Over HTTP the emulator refuses the upgrade with 426 (that is how the test picks HTTP), which Codex logs.
-            let errors = (first.stderr + second.stderr).split(separator: "\n").filter {
-                $0.contains(" ERROR ") && !(transport == .http && $0.contains("426 Upgrade Required"))
+            let errors = codexErrorLines(first.stderr + "\n" + second.stderr).filter {
+                !(transport == .http && $0.contains("426 Upgrade Required"))
             }
             #expect(errors.isEmpty, "Codex logged errors against the emulator: \(errors)")
         } }

@@ -106,7 +106,7 @@ struct CodexCLIConformanceTests {
             // then
             #expect(exec.status == 0, "exec failed: \(exec.stderr)")
             #expect(exec.stdout.contains(ChappieEmulator.defaultReply(for: "say hi")))
-            let errorLines = exec.stderr.split(separator: "\n").filter { $0.contains(" ERROR ") }
+            let errorLines = codexErrorLines(exec.stderr)
             #expect(errorLines.isEmpty, "Codex logged errors against the emulator: \(errorLines)")
             let turns = await emulator.recordedRequests().filter { $0.path == "/backend-api/codex/responses" }
             let turn = try #require(turns.last)

@@ -96,6 +96,15 @@ public struct ChappieAttachment: Sendable, Hashable, Codable {
         guard detected == mimeType else { throw .imageTypeMismatch(declared: mimeType, detected: detected) }
     }
 
+    /// The input tokens this attachment is estimated to cost: by the image's pixel size when its
+    /// bytes are here (``ImagePixelSize/estimatedTokens``), a 1024 × 1024 image's cost for a URL
+    /// or bytes whose size cannot be read, and the note's length when the bytes are gone.
+    var estimatedTokens: Int {
+        if url != nil { return ImagePixelSize.unknownSizeTokens }
+        guard let data else { return ((contentPart["text"]?.stringValue?.count ?? 0) + 3) / 4 }
+        return ImagePixelSize(data)?.estimatedTokens ?? ImagePixelSize.unknownSizeTokens
+    }
+
     /// The content part for a request: `input_image` with a `data:` URL or the image URL, or a
     /// short `input_text` note when the bytes are gone.
     var contentPart: ChappieJSONValue {

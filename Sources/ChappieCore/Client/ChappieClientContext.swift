@@ -24,18 +24,25 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
     public var updatedAt: Date
     /// `messages.count`.
     public var messageCount: Int { messages.count }
-    /// A local estimate of the tokens the context uses (characters ÷ 4, rounded up).
+    /// A local estimate of the tokens the context uses: text at four characters a token
+    /// (rounded up), and each image attachment at what its pixel size costs a tile-priced model
+    /// at high detail (85 tokens plus 170 for each 512-pixel tile after the image is scaled to
+    /// 2048 × 2048 and then to a shorter side of 768), or 765 tokens (a 1024 × 1024 image) when
+    /// its size is unknown, as for an image URL.
     public var estimatedTokens: Int {
+        var imageTokens = 0
         let characters = transcript.reduce(compactedSummary?.count ?? 0) { total, item in
             switch item {
-            case .message(let message): total + message.text.count
-            case .functionCall(let call): total + call.name.count + call.arguments.count
-            case .functionCallOutput(_, let output): total + output.count
-            case .reasoning(let value): total + (value["summary"]?.jsonString.count ?? 0)
-            case .compaction(let value): total + (value["encrypted_content"]?.stringValue?.count ?? 0) / 4
+            case .message(let message):
+                imageTokens += message.attachments.reduce(0) { $0 + $1.estimatedTokens }
+                return total + message.text.count
+            case .functionCall(let call): return total + call.name.count + call.arguments.count
+            case .functionCallOutput(_, let output): return total + output.count
+            case .reasoning(let value): return total + (value["summary"]?.jsonString.count ?? 0)
+            case .compaction(let value): return total + (value["encrypted_content"]?.stringValue?.count ?? 0) / 4
             }
         }
-        return (characters + 3) / 4
+        return (characters + 3) / 4 + imageTokens
     }
 
     /// This context with every attachment's bytes left out (``ChappieAttachment/withoutData``):
