@@ -85,14 +85,23 @@ struct TestProcessTests {
         let pipe = Pipe()
         var child: TestProcess? = try TestProcess("/usr/bin/tail", ["-f", "/dev/null"], output: .handle(pipe.fileHandleForWriting))
         try pipe.fileHandleForWriting.close()
+        let pid = try #require(child?.pid)
         #expect(child?.isRunning == true)
         // when
         child = nil
-        // then: its end of the pipe closes, as it does when the process ends
+        // then: its end of the pipe closes, as it does when the process ends. The read blocks, so a
+        // watchdog ends a child that outlived its release (failing the test instead of hanging it).
+        let watchdog = Task {
+            guard (try? await Task.sleep(for: .seconds(30))) != nil else { return false }
+            _ = kill(pid, SIGKILL)
+            return true
+        }
         let handle = pipe.fileHandleForReading
         let rest = await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
         }
+        watchdog.cancel()
+        #expect(await watchdog.value == false, "the released process still ran 30 s later")
         #expect(rest.isEmpty)
     }
 
