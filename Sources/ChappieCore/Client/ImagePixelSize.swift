@@ -22,11 +22,14 @@ struct ImagePixelSize: Hashable {
     /// The size `data` declares, or nil when it is not a PNG, GIF, JPEG or WebP header this reads
     /// (or declares a zero size).
     init?(_ data: Data) {
-        let bytes = [UInt8](data.prefix(64 * 1024))
-        guard let size = Self.png(bytes) ?? Self.gif(bytes) ?? Self.webP(bytes) ?? Self.jpeg(bytes),
-              size.width > 0, size.height > 0
-        else { return nil }
-        self = size
+        // Read in place (a context's estimate reads every image it holds), at most the first
+        // 64 KiB: a JPEG's frame header comes after its metadata segments, each under 64 KiB.
+        let found = data.withUnsafeBytes { raw -> ImagePixelSize? in
+            let bytes = UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self).prefix(64 * 1024))
+            return Self.png(bytes) ?? Self.gif(bytes) ?? Self.webP(bytes) ?? Self.jpeg(bytes)
+        }
+        guard let found, found.width > 0, found.height > 0 else { return nil }
+        self = found
     }
 
     init(width: Int, height: Int) {
@@ -53,18 +56,20 @@ struct ImagePixelSize: Hashable {
 
     // MARK: Formats
 
-    private static func png(_ b: [UInt8]) -> ImagePixelSize? {
+    private typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    private static func png(_ b: Bytes) -> ImagePixelSize? {
         guard b.count >= 24, b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), Array(b[12..<16]) == Array("IHDR".utf8)
         else { return nil }
         return ImagePixelSize(width: bigEndian(b, 16, 4), height: bigEndian(b, 20, 4))
     }
 
-    private static func gif(_ b: [UInt8]) -> ImagePixelSize? {
+    private static func gif(_ b: Bytes) -> ImagePixelSize? {
         guard b.count >= 10, b.starts(with: Array("GIF87a".utf8)) || b.starts(with: Array("GIF89a".utf8)) else { return nil }
         return ImagePixelSize(width: littleEndian(b, 6, 2), height: littleEndian(b, 8, 2))
     }
 
-    private static func webP(_ b: [UInt8]) -> ImagePixelSize? {
+    private static func webP(_ b: Bytes) -> ImagePixelSize? {
         guard b.count >= 30, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) else { return nil }
         switch String(decoding: b[12..<16], as: UTF8.self) {
         case "VP8 ":
@@ -81,7 +86,7 @@ struct ImagePixelSize: Hashable {
         }
     }
 
-    private static func jpeg(_ b: [UInt8]) -> ImagePixelSize? {
+    private static func jpeg(_ b: Bytes) -> ImagePixelSize? {
         guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
         var index = 2
         while index + 3 < b.count {
@@ -107,11 +112,11 @@ struct ImagePixelSize: Hashable {
         return nil
     }
 
-    private static func bigEndian(_ b: [UInt8], _ start: Int, _ count: Int) -> Int {
+    private static func bigEndian(_ b: Bytes, _ start: Int, _ count: Int) -> Int {
         b[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
     }
 
-    private static func littleEndian(_ b: [UInt8], _ start: Int, _ count: Int) -> Int {
+    private static func littleEndian(_ b: Bytes, _ start: Int, _ count: Int) -> Int {
         b[start..<(start + count)].reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 }
