@@ -9,6 +9,8 @@
 // `error-body` (server error bodies: JSON in every known shape, HTML, plain text),
 // `device-code` (the user-code response and a poll's error body),
 // `credential` (a stored credential file, as the file and keyring stores read it),
+// `image-size` (an image attachment's header, read for its pixel size: a size it gives is never
+// zero, and its token estimate is at least the base),
 // `header-value` (a header name and value as a claim or the server could supply them: what the
 // field check lets through never adds a line to a request; a dropped routing value stays dropped;
 // the handshake answers' headers echoed back never inject one either).
@@ -87,6 +89,10 @@ public func chappieFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
             _ = DeviceCodeFlow.terminalError(ServerErrorBody(data: data, status: status), status: status, pendingAllowed: status != 401)
         }
         _ = ChappieRateLimitBackoffPolicy.retryAfterSeconds(String(decoding: bytes.prefix(64), as: UTF8.self))
+    case "image-size":
+        if let size = ImagePixelSize(Data(bytes)) {
+            guard size.width > 0, size.height > 0, size.estimatedTokens >= 85 else { fatalError("an image size out of range") }
+        }
     case "credential":
         if let credential = try? ChappieCredential(storageData: Data(bytes)) {
             _ = (credential.accountInfo, credential.description, credential.accessTokenExpiresAt)
