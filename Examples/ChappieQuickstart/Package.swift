@@ -8,7 +8,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "chappie-sdk", path: "../.."),
-        // An app outside this repository: .package(url: "https://github.com/b-nnett/chappie-sdk.git", from: "0.1.0"),
+        // An app outside this repository: .package(url: "https://github.com/b-nnett/chappie-sdk.git", branch: "main"),
     ],
     targets: [
         .executableTarget(

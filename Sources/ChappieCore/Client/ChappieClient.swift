@@ -229,8 +229,9 @@ public actor ChappieClient {
     }
 
     /// Replaces the transcript with `summary` (sent as a system message ahead of later messages)
-    /// and keeps the last `keepingLast` messages. A turn running meanwhile finishes first.
-    /// Returns the new context.
+    /// and keeps the last `keepingLast` messages, with the tool calls and outputs that came with
+    /// and after them (all of the transcript when it has no more messages; none for zero or a
+    /// negative count). A turn running meanwhile finishes first. Returns the new context.
     @discardableResult
     public nonisolated func compactContext(summary: String, keepingLast: Int = 0) async -> ChappieClientContext {
         await engine.compactContext(summary: summary, keepingLast: keepingLast).context

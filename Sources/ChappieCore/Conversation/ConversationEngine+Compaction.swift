@@ -10,9 +10,21 @@ extension ConversationEngine {
     func compactContext(summary: String, keepingLast: Int) async -> (context: ChappieClientContext, revision: Int) {
         await changeContext { state, now in
             state.compactedSummary = summary
-            state.transcript = Array(state.transcript.suffix(max(0, keepingLast)))
+            state.transcript = Self.fromLastMessages(keepingLast, of: state.transcript)
             state.updatedAt = now
         }
+    }
+
+    /// The end of `transcript` that holds its last `count` messages: from the `count`-th last
+    /// message on, with the tool calls, outputs and reasoning between and after them (so a call
+    /// after a kept message keeps its output); all of it when it has no more messages than that,
+    /// none of it for a count of zero or less. An output left without its call is dropped when
+    /// the history is sent.
+    static func fromLastMessages(_ count: Int, of transcript: [ChappieTranscriptItem]) -> [ChappieTranscriptItem] {
+        guard count > 0 else { return [] }
+        let messages = transcript.indices.filter { transcript[$0].message != nil }
+        guard messages.count > count else { return transcript }
+        return Array(transcript[messages[messages.count - count]...])
     }
 
     /// Lets the model compact the conversation (see ``ChappieClient/compactContext()``); returns

@@ -42,6 +42,21 @@ struct ContextTests {
         }
     }
 
+    @Test("compactContext(summary:keepingLast:) counts messages, not items: a tool call after a kept message keeps its output")
+    func keepingLastCountsMessages() {
+        let call = ChappieFunctionCall(callID: "call_1", name: "lookup", arguments: "{}")
+        let transcript: [ChappieTranscriptItem] = [
+            .message(.user("first")), .message(.assistant("one")),
+            .message(.user("look it up")), .reasoning(["type": "reasoning"]), .functionCall(call),
+            .functionCallOutput(callID: "call_1", output: "42"), .message(.assistant("It is 42.")),
+        ]
+        func kept(_ count: Int) -> [ChappieTranscriptItem] { ConversationEngine.fromLastMessages(count, of: transcript) }
+        #expect(kept(2) == Array(transcript[2...]), "the last two messages and the call, output and reasoning between them")
+        #expect(kept(1) == [.message(.assistant("It is 42."))])
+        #expect(kept(4) == transcript && kept(1_000_000) == transcript)
+        #expect(kept(0).isEmpty && kept(-5).isEmpty)
+    }
+
     @Test("compactContext(summary:) sends the summary as a system message ahead of the remaining messages")
     func compactWithSummary() async throws {
         try await withSignedInClient { emulator, client, _ in

@@ -12,6 +12,10 @@ func describePhoto(client: ChappieClient, photo: Data) async throws -> String {
     return try await client.send(message)
 }
 
+func describePicture(client: ChappieClient, at address: URL) async throws -> String {
+    try await client.send(.user("What is in this picture?", attachments: [.imageURL(address)]))
+}
+
 func describePhotoOrExplain(client: ChappieClient, photo: Data) async -> String {
     do {
         return try await describePhoto(client: client, photo: photo)
@@ -60,6 +64,18 @@ struct ImagesAndSearchSnippetTests {
         try await DocsEnvironment.run { _ in
             let reply = try await describePhoto(client: Chappie.client(), photo: Self.photo)
             #expect(reply.hasSuffix("(I saw 1 image)"))
+        }
+    }
+
+    @Test("describePicture sends the image's address as an input_image URL")
+    func picture() async throws {
+        try await DocsEnvironment.run { docs in
+            let address = try #require(URL(string: "https://example.com/cat.png"))
+            let reply = try await describePicture(client: Chappie.client(), at: address)
+            #expect(reply.hasSuffix("(I saw 1 image)"))
+            let body = try #require(await docs.responsesRequests().last)
+            let parts = (body["input"]?.arrayValue ?? []).flatMap { $0["content"]?.arrayValue ?? [] }
+            #expect(parts.contains(["type": "input_image", "image_url": .string(address.absoluteString)]))
         }
     }
 
