@@ -303,8 +303,6 @@ struct CodexCLIConformanceTests {
         }
     }
 
-    /// Runs `codex exec` with `options` before the prompt; `image` goes last, as `--image` takes
-    /// every value after it.
     /// Codex's own words when a 401 recovery re-reads `auth.json` and finds no matching account.
     private static let accountMismatch = "you have since logged out or signed in to another account"
 
@@ -329,6 +327,8 @@ struct CodexCLIConformanceTests {
         return (try await runExec(codex, prompt, home: home, environment: environment), true)
     }
 
+    /// Runs `codex exec` with `options` before the prompt; `image` goes last, as `--image` takes
+    /// every value after it.
     private func runExec(_ codex: String, _ prompt: String, options: [String] = [], image: String? = nil, home: Home,
                          environment: [String: String]) async throws -> TestProcess.Result
     {

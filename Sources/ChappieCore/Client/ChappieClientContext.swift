@@ -30,18 +30,16 @@ public struct ChappieClientContext: Sendable, Hashable, Codable {
     /// 2048 × 2048 and then to a shorter side of 768), or 765 tokens (a 1024 × 1024 image) when
     /// its size is unknown, as for an image URL.
     public var estimatedTokens: Int {
-        var imageTokens = 0
         let characters = transcript.reduce(compactedSummary?.count ?? 0) { total, item in
             switch item {
-            case .message(let message):
-                imageTokens += message.attachments.reduce(0) { $0 + $1.estimatedTokens }
-                return total + message.text.count
-            case .functionCall(let call): return total + call.name.count + call.arguments.count
-            case .functionCallOutput(_, let output): return total + output.count
-            case .reasoning(let value): return total + (value["summary"]?.jsonString.count ?? 0)
-            case .compaction(let value): return total + (value["encrypted_content"]?.stringValue?.count ?? 0) / 4
+            case .message(let message): total + message.text.count
+            case .functionCall(let call): total + call.name.count + call.arguments.count
+            case .functionCallOutput(_, let output): total + output.count
+            case .reasoning(let value): total + (value["summary"]?.jsonString.count ?? 0)
+            case .compaction(let value): total + (value["encrypted_content"]?.stringValue?.count ?? 0) / 4
             }
         }
+        let imageTokens = messages.reduce(0) { total, message in total + message.attachments.reduce(0) { $0 + $1.estimatedTokens } }
         return (characters + 3) / 4 + imageTokens
     }
 

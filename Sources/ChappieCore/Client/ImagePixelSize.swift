@@ -24,9 +24,17 @@ struct ImagePixelSize: Hashable {
     init?(_ data: Data) {
         // Read in place (a context's estimate reads every image it holds), at most the first
         // 64 KiB: a JPEG's frame header comes after its metadata segments, each under 64 KiB.
+        // The format by its signature (ImageFormat); each reader below only checks its header.
+        let format = ImageFormat.detect(data)
         let found = data.withUnsafeBytes { raw -> ImagePixelSize? in
             let bytes = UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self).prefix(64 * 1024))
-            return Self.png(bytes) ?? Self.gif(bytes) ?? Self.webP(bytes) ?? Self.jpeg(bytes)
+            switch format {
+            case "image/png": return Self.png(bytes)
+            case "image/gif": return Self.gif(bytes)
+            case "image/webp": return Self.webP(bytes)
+            case "image/jpeg": return Self.jpeg(bytes)
+            default: return nil
+            }
         }
         guard let found, found.width > 0, found.height > 0 else { return nil }
         self = found
@@ -59,18 +67,17 @@ struct ImagePixelSize: Hashable {
     private typealias Bytes = UnsafeBufferPointer<UInt8>
 
     private static func png(_ b: Bytes) -> ImagePixelSize? {
-        guard b.count >= 24, b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), Array(b[12..<16]) == Array("IHDR".utf8)
-        else { return nil }
+        guard b.count >= 24, Array(b[12..<16]) == Array("IHDR".utf8) else { return nil }
         return ImagePixelSize(width: bigEndian(b, 16, 4), height: bigEndian(b, 20, 4))
     }
 
     private static func gif(_ b: Bytes) -> ImagePixelSize? {
-        guard b.count >= 10, b.starts(with: Array("GIF87a".utf8)) || b.starts(with: Array("GIF89a".utf8)) else { return nil }
+        guard b.count >= 10 else { return nil }
         return ImagePixelSize(width: littleEndian(b, 6, 2), height: littleEndian(b, 8, 2))
     }
 
     private static func webP(_ b: Bytes) -> ImagePixelSize? {
-        guard b.count >= 30, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) else { return nil }
+        guard b.count >= 30 else { return nil }
         switch String(decoding: b[12..<16], as: UTF8.self) {
         case "VP8 ":
             guard b[23] == 0x9D, b[24] == 0x01, b[25] == 0x2A else { return nil }
@@ -87,7 +94,6 @@ struct ImagePixelSize: Hashable {
     }
 
     private static func jpeg(_ b: Bytes) -> ImagePixelSize? {
-        guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
         var index = 2
         while index + 3 < b.count {
             guard b[index] == 0xFF else { return nil }
